@@ -1,0 +1,27 @@
+"""Rules of Bulgarian Belot and classic Belote: pure, deterministic and fast.
+
+The public API, in the spirit of OpenSpiel and python-chess::
+
+    match = Match(Options.make("bulgarian"), seed=1)
+    while not match.is_over:
+        match.apply_action(random.choice(match.legal_actions()))
+
+``match.observation(seat)`` is all a seat may know; :mod:`engine.record` reads and writes
+``belote-record/1``; ``python -m engine replay FILE`` checks a record.
+"""
+
+from .actions import Action, action_name, parse_action
+from .cards import Card, Mask, card_name, parse_card
+from .deal import Deal, legal_cards
+from .errors import IllegalActionError
+from .match import Match
+from .observation import Observation
+from .options import BULGARIAN, CLASSIC, Options
+from .record import RecordError, replay, write_record
+from .scoring import DealResult
+
+__all__ = [
+    "BULGARIAN", "CLASSIC", "Action", "Card", "Deal", "DealResult", "IllegalActionError",
+    "Mask", "Match", "Observation", "Options", "RecordError", "action_name", "card_name",
+    "legal_cards", "parse_action", "parse_card", "replay", "write_record",
+]

@@ -1,0 +1,438 @@
+"""One deal: dealing from a deck, the auction, declarations, belot and the eight tricks.
+
+The state is a handful of ints and short lists.  :meth:`Deal.apply` checks an action and
+raises a specific :class:`~engine.errors.IllegalActionError`; :meth:`Deal.push` and
+:meth:`Deal.pop` are the unchecked play path with undo, for search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import errors
+from .actions import ANNOUNCE, BELOT, BID, DOUBLE, END, PASS, REDOUBLE, Action, action_name
+from .cards import (
+    ALL_TRUMPS,
+    BEATS,
+    KING,
+    NO_TRUMPS,
+    POINTS,
+    QUEEN,
+    RANK_MASK,
+    RUFFS,
+    SUIT_MASK,
+    Card,
+    Contract,
+    Mask,
+    card_name,
+    cards_of,
+    names,
+)
+from .declarations import COMBOS, announceable, decompositions, resolve
+from .options import Options
+from .scoring import LAST_TRICK, Tally
+
+AUCTION, PLAY, OVER = "auction", "play", "over"
+_BELOT_RANKS = (QUEEN, KING)
+_KQ = RANK_MASK[QUEEN] | RANK_MASK[KING]
+_BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
+_NO_CONTRACT = -1
+
+
+def legal_cards(
+    hand: Mask, trick: Sequence[Card], win_card: Card, partner_winning: bool,
+    contract: Contract, options: Options,
+) -> Mask:
+    """The cards of ``hand`` that may be played to ``trick`` (RULES §5.2, §5.3).
+
+    ``win_card`` is the card currently winning the trick and ``partner_winning`` whether
+    it belongs to the mover's partner; both are ignored when the trick is empty.
+    """
+    if not trick:
+        return hand
+    led = trick[0] >> 3
+    follow = hand & SUIT_MASK[led]
+    if follow:
+        if contract == ALL_TRUMPS or led == contract:
+            return follow & BEATS[contract][win_card] or follow
+        return follow
+    trumps = hand & RUFFS[contract]
+    if not trumps:
+        return hand
+    ruffed = (1 << win_card) & RUFFS[contract]
+    if options.classic:
+        if partner_winning:
+            if not ruffed or not options.partner_ruff_no_undertrump:
+                return hand
+            return (hand & ~trumps) | (trumps & BEATS[contract][win_card]) or hand
+        if ruffed:
+            over = trumps & BEATS[contract][win_card]
+            if over:
+                return over
+            return trumps if options.undertrump_on_opponent_ruff == "compulsory" else hand
+        return trumps
+    if partner_winning:
+        return hand
+    if ruffed:
+        return trumps & BEATS[contract][win_card] or hand
+    return trumps
+
+
+class Deal:
+    """A deal from a given deck; ``dealer`` is a seat 0..3."""
+
+    __slots__ = (
+        "_decl",
+        "_undo",
+        "announced",
+        "announcements",
+        "belots",
+        "contract",
+        "dealer",
+        "dealt",
+        "deck",
+        "declarer",
+        "hands",
+        "history",
+        "leader",
+        "multiplier",
+        "options",
+        "passes",
+        "phase",
+        "points",
+        "round",
+        "to_move",
+        "trick",
+        "trick_points",
+        "tricks",
+        "tricks_won",
+        "turned",
+        "win_card",
+        "win_seat",
+    )
+
+    def __init__(self, options: Options, dealer: int, deck: Sequence[Card]) -> None:
+        if sorted(deck) != list(range(32)):
+            raise ValueError("a deck must hold each of the 32 cards once")
+        self.options = options
+        self.dealer = dealer
+        self.deck = tuple(deck)
+        self.hands = [0, 0, 0, 0]
+        self._deal_packets(0, (3, 3, 3, 3))
+        self._deal_packets(12, (2, 2, 2, 2))
+        self.dealt: list[Mask] = []  # the eight-card hands, once complete
+        self.phase = AUCTION
+        self.to_move = (dealer + 1) % 4
+        self.contract = _NO_CONTRACT
+        self.declarer = -1
+        self.multiplier = 1
+        self.passes = 0
+        self.round = 1
+        self.turned: Card | None = self.deck[20] if options.classic else None
+        self.history: list[tuple[int, Action]] = []
+        self.trick: list[Card] = []
+        self.leader = self.to_move
+        self.win_seat = -1
+        self.win_card = -1
+        self.trick_points = 0
+        self.tricks: list[tuple[int, tuple[Card, ...]]] = []  # (leader, cards) of each trick
+        self.points = [0, 0]
+        self.tricks_won = [0, 0]
+        self.announcements: list[tuple[int, int]] = []  # (seat, combo id) in order
+        self.announced: list[frozenset[int]] = [frozenset()] * 4
+        self.belots: list[tuple[int, int]] = []  # (seat, suit)
+        self._decl: list[list[frozenset[int]] | None] = [None] * 4
+        self._undo: list[tuple[int, ...]] = []
+
+    # ----------------------------------------------------------------- dealing
+
+    def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
+        """Packets from ``deck[start:]`` to the seats in playing order from the eldest."""
+        pos = start
+        for i, size in enumerate(sizes):
+            seat = (self.dealer + 1 + i) % 4
+            for card in self.deck[pos:pos + size]:
+                self.hands[seat] |= 1 << card
+            pos += size
+
+    def _complete(self) -> None:
+        """After the auction: the last packets, then play starts with the eldest."""
+        if self.options.classic:
+            assert self.turned is not None
+            self.hands[self.declarer] |= 1 << self.turned
+            sizes = tuple(2 if (self.dealer + 1 + i) % 4 == self.declarer else 3 for i in range(4))
+            self._deal_packets(21, sizes)
+        else:
+            self._deal_packets(20, (3, 3, 3, 3))
+        self.dealt = list(self.hands)
+        self.phase = PLAY
+        self.to_move = self.leader = (self.dealer + 1) % 4
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def thrown_in(self) -> bool:
+        return self.phase == OVER and self.contract == _NO_CONTRACT
+
+    def current_player(self) -> int | None:
+        return None if self.phase == OVER else self.to_move
+
+    def legal_card_mask(self) -> Mask:
+        """The cards the player to move may play now (play phase only)."""
+        seat = self.to_move
+        return legal_cards(
+            self.hands[seat], self.trick, self.win_card, (self.win_seat - seat) & 1 == 0,
+            self.contract, self.options,
+        )
+
+    def legal_calls(self) -> list[Action]:
+        """The calls open to the player to move (auction phase only), sorted."""
+        if self.options.classic:
+            assert self.turned is not None
+            u = self.turned >> 3
+            if self.round == 1:
+                return [BID + u, PASS]
+            return [BID + s for s in range(4) if s != u] + [PASS]
+        k = self.contract
+        calls = list(range(BID + k + 1, BID + 6)) + [PASS]
+        if k != _NO_CONTRACT:
+            same_team = (self.declarer - self.to_move) & 1 == 0
+            if self.multiplier == 1 and not same_team:
+                calls.append(DOUBLE)
+            elif self.multiplier == 2 and same_team:
+                calls.append(REDOUBLE)
+        return calls
+
+    def legal_actions(self) -> list[Action]:
+        """Every action open to the player to move, sorted; empty once the deal is over."""
+        if self.phase == PLAY:
+            mask = self.legal_card_mask()
+            actions = list(cards_of(mask))
+            pairs = mask & _BELOT_CARDS[self.contract]
+            if pairs:
+                actions += [BELOT + c for c in cards_of(pairs) if self._is_belot(c)]
+            if not self.tricks and not self.options.classic and self.contract != NO_TRUMPS:
+                actions += [ANNOUNCE + i for i in self._announceable(self.to_move)]
+            return actions
+        if self.phase == AUCTION:
+            return self.legal_calls()
+        return []
+
+    def _is_belot(self, card: Card) -> bool:
+        """Whether ``card``, played now, may carry a belot (RULES §6.5)."""
+        rank, suit = card & 7, card >> 3
+        if rank not in _BELOT_RANKS or not (suit == self.contract or self.contract == ALL_TRUMPS):
+            return False
+        if not self.hands[self.to_move] >> (card ^ 3) & 1:  # the partner card: Q <-> K
+            return False
+        return self.contract != ALL_TRUMPS or not self.trick or self.trick[0] >> 3 == suit
+
+    def _announceable(self, seat: int) -> list[int]:
+        if self._decl[seat] is None:
+            self._decl[seat] = decompositions(self.dealt[seat], self.options)
+        full_sets = self._decl[seat]
+        assert full_sets is not None
+        if len(full_sets) == 1 and not full_sets[0]:
+            return []
+        return announceable(self.dealt[seat], self.announced[seat], self.options)
+
+    # ----------------------------------------------------------------- checked apply
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply ``action`` for the player to move, or raise why it is illegal."""
+        if self.phase == OVER:
+            raise errors.GameOverError("the deal is over")
+        mover = self.to_move
+        if seat is not None and seat != mover:
+            raise errors.NotYourTurnError(f"seat {seat} may not act: it is seat {mover}'s turn")
+        if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
+            raise errors.UnknownActionError(f"not an action: {action!r}")
+        if self.phase == AUCTION:
+            if action not in self.legal_calls():
+                raise self._bad_call(action)
+            self._call(action)
+        elif action < BID:
+            card, belot = (action - BELOT, True) if action >= BELOT else (action, False)
+            if not self.hands[mover] >> card & 1:
+                raise errors.CardNotHeldError(f"seat {mover} does not hold {card_name(card)}")
+            if not self.legal_card_mask() >> card & 1:
+                raise self._bad_card(card)
+            if belot and not self._is_belot(card):
+                raise errors.IllegalBelotError(
+                    f"seat {mover} cannot announce belot with {card_name(card)}")
+            self.history.append((mover, action))
+            self.push(action)
+        elif action >= ANNOUNCE:
+            if self.options.classic or self.tricks or self.contract == NO_TRUMPS:
+                raise errors.IllegalAnnounceError(
+                    f"seat {mover} cannot announce now: declarations are made in the first "
+                    "trick of a bulgarian suit or all-trumps deal")
+            combo = action - ANNOUNCE
+            if combo not in self._announceable(mover):
+                raise errors.IllegalAnnounceError(
+                    f"seat {mover} cannot announce {COMBOS[combo].text()}")
+            self._announce(mover, combo)
+        else:
+            raise errors.WrongPhaseError(
+                f"seat {mover} cannot {_describe(action)} now: the cards are being played")
+
+    def _bad_call(self, action: Action) -> errors.IllegalActionError:
+        if not BID <= action <= REDOUBLE:
+            return errors.WrongPhaseError(
+                f"seat {self.to_move} cannot {_describe(action)} now: the auction is on")
+        legal = " ".join(action_name(a) for a in self.legal_calls())
+        return errors.IllegalBidError(
+            f"seat {self.to_move} cannot call {action_name(action)} (may call {legal})")
+
+    def _bad_card(self, card: Card) -> errors.IllegalActionError:
+        mover, legal = self.to_move, self.legal_card_mask()
+        has = names(legal)
+        led = self.trick[0] >> 3
+        if self.hands[mover] & SUIT_MASK[led]:
+            if card >> 3 != led:
+                return errors.MustFollowSuitError(f"seat {mover} must follow suit (has {has})")
+            return errors.MustBeatError(
+                f"seat {mover} must beat {card_name(self.win_card)} (has {has})")
+        if (1 << self.win_card) & RUFFS[self.contract] and legal & ~RUFFS[self.contract] == 0:
+            if legal & BEATS[self.contract][self.win_card]:
+                return errors.MustOvertrumpError(f"seat {mover} must over-trump (has {has})")
+            return errors.MustTrumpError(f"seat {mover} must play a trump (has {has})")
+        if (1 << card) & RUFFS[self.contract]:
+            return errors.MustOvertrumpError(
+                f"seat {mover} may not under-trump its partner's {card_name(self.win_card)} "
+                f"(has {has})")
+        return errors.MustTrumpError(f"seat {mover} must trump (has {has})")
+
+    # ----------------------------------------------------------------- auction
+
+    def _call(self, action: Action) -> None:
+        seat = self.to_move
+        self.history.append((seat, action))
+        if action == PASS:
+            self.passes += 1
+        elif action == DOUBLE:
+            self.multiplier, self.passes = 2, 0
+        elif action == REDOUBLE:
+            self.multiplier, self.passes = 4, 0
+        else:
+            self.contract, self.declarer, self.multiplier, self.passes = action - BID, seat, 1, 0
+        self.to_move = (seat + 1) % 4
+        if self.options.classic:
+            if action != PASS:
+                self._complete()
+            elif self.passes == 4:
+                if self.round == 2:
+                    self.phase = OVER
+                self.round, self.passes = 2, 0
+        elif self.contract == _NO_CONTRACT:
+            if self.passes == 4:
+                self.phase = OVER
+        elif self.passes == 3:
+            self._complete()
+
+    # ----------------------------------------------------------------- play
+
+    def _announce(self, seat: int, combo: int) -> None:
+        self.history.append((seat, ANNOUNCE + combo))
+        self.announcements.append((seat, combo))
+        self.announced[seat] = self.announced[seat] | {combo}
+
+    def push(self, action: Action) -> None:
+        """Play a card (``BELOT + card`` to announce belot with it) without any check."""
+        seat = self.to_move
+        card = action - BELOT if action >= BELOT else action
+        contract = self.contract
+        trick = self.trick
+        self._undo.append((seat, action, self.win_seat, self.win_card, self.trick_points))
+        self.hands[seat] ^= 1 << card
+        if action >= BELOT:
+            self.belots.append((seat, card >> 3))
+        if not trick or (1 << card) & BEATS[contract][self.win_card]:
+            self.win_seat, self.win_card = seat, card
+        trick.append(card)
+        self.trick_points += POINTS[contract][card]
+        if len(trick) < 4:
+            self.to_move = (seat + 1) % 4
+            return
+        winner, team = self.win_seat, self.win_seat & 1
+        self.tricks.append((self.leader, tuple(trick)))
+        self.points[team] += self.trick_points
+        self.tricks_won[team] += 1
+        if len(self.tricks) == 8:
+            self.points[team] += LAST_TRICK
+            self.phase = OVER
+        self.trick = []
+        self.trick_points = 0
+        self.leader = self.to_move = winner
+
+    def pop(self) -> None:
+        """Undo the last :meth:`push`."""
+        seat, action, win_seat, win_card, trick_points = self._undo.pop()
+        card = action - BELOT if action >= BELOT else action
+        if not self.trick:
+            leader, cards = self.tricks.pop()
+            team = self.win_seat & 1
+            self.tricks_won[team] -= 1
+            last = LAST_TRICK if self.phase == OVER else 0
+            self.points[team] -= self.trick_points_of(cards) + last
+            self.phase = PLAY
+            self.leader = leader
+            self.trick = list(cards)
+        self.trick.pop()
+        self.hands[seat] |= 1 << card
+        if action >= BELOT:
+            self.belots.pop()
+        self.win_seat, self.win_card, self.trick_points = win_seat, win_card, trick_points
+        self.to_move = seat
+
+    def trick_points_of(self, cards: Sequence[Card]) -> int:
+        table = POINTS[self.contract]
+        return sum(table[c] for c in cards)
+
+    # ----------------------------------------------------------------- results
+
+    def tally(self) -> Tally:
+        """The raw facts the scoring needs; only for a deal played to the end."""
+        assert self.phase == OVER and self.contract != _NO_CONTRACT
+        valat = 0 if self.tricks_won[1] == 0 else 1 if self.tricks_won[0] == 0 else None
+        declarations = (0, 0)
+        if self.announcements:
+            trump = self.contract if self.contract < NO_TRUMPS else None
+            points, _ = resolve(self.announcements, trump, self.options)
+            declarations = (points[0], points[1])
+        belots = [0, 0]
+        for seat, _suit in self.belots:
+            belots[seat & 1] += 1
+        return Tally(
+            contract=self.contract,
+            bidder=self.declarer,
+            multiplier=self.multiplier,
+            card_points=(self.points[0], self.points[1]),
+            declarations=declarations,
+            belots=(belots[0], belots[1]),
+            valat=valat,
+        )
+
+    def gathered(self) -> list[Card]:
+        """The cards picked up after the deal (RULES §3.1): tricks in order, else the deck."""
+        if not self.tricks:
+            return list(self.deck)
+        return [card for _, cards in self.tricks for card in cards]
+
+    def copy(self) -> Deal:
+        other = Deal.__new__(Deal)
+        for name in Deal.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, list(value) if isinstance(value, list) else value)
+        return other
+
+
+def _describe(action: Action) -> str:
+    name = action_name(action)
+    if BID <= action <= REDOUBLE:
+        return "call " + name
+    return name if name.startswith("announce") else "play " + name

@@ -1,0 +1,218 @@
+"""Declarations of Bulgarian Belot: finding them in a hand and deciding which score (RULES §6).
+
+Every combination a hand can declare has a fixed id in :data:`COMBOS`, so an announcement
+is a small int like a card.  Sequences use the natural order 7..A; carrés rank J > 9 > A >
+T > K > Q; a card serves in one combination only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from .cards import (
+    ACE,
+    JACK,
+    KING,
+    NINE,
+    QUEEN,
+    RANK_MASK,
+    RANKS,
+    TEN,
+    Mask,
+    card_name,
+    cards_of,
+    parse_card,
+)
+from .options import Options
+
+CARRE_RANKS = (QUEEN, KING, TEN, ACE, NINE, JACK)  # weakest to strongest
+CARRE_VALUE = {QUEEN: 100, KING: 100, TEN: 100, ACE: 100, NINE: 150, JACK: 200}
+RUN_NAMES = {3: "tierce", 4: "quarte"}
+
+
+@dataclass(frozen=True, slots=True)
+class Combo:
+    """One declarable combination: a carré (``length`` 4, ``suit`` None) or a run."""
+
+    id: int
+    mask: Mask
+    suit: int | None
+    length: int
+    top: int  # carré: index in CARRE_RANKS; run: natural rank of the top card
+
+    @property
+    def is_carre(self) -> bool:
+        return self.suit is None
+
+    def value(self, options: Options) -> int:
+        if self.is_carre:
+            return CARRE_VALUE[CARRE_RANKS[self.top]]
+        if self.length == 3:
+            return 20
+        if self.length == 4:
+            return 50
+        if self.length == 8 and options.long_run == "quint_plus_tierce_for_8":
+            return 120
+        return 100
+
+    def kind(self) -> str:
+        """Public name: tierce, quarte, quint or carre-X (RECORD.md's score names)."""
+        if self.is_carre:
+            return "carre-" + RANKS[CARRE_RANKS[self.top]]
+        return RUN_NAMES.get(self.length, "quint")
+
+    def text(self) -> str:
+        """The record's notation: the cards, space-separated."""
+        return " ".join(card_name(c) for c in cards_of(self.mask))
+
+
+def _build() -> tuple[list[Combo], dict[Mask, int]]:
+    combos: list[Combo] = []
+    for i, rank in enumerate(CARRE_RANKS):
+        combos.append(Combo(len(combos), RANK_MASK[rank], None, 4, i))
+    for suit in range(4):
+        for length in range(3, 9):
+            for start in range(9 - length):
+                mask = ((1 << length) - 1) << (suit * 8 + start)
+                combos.append(Combo(len(combos), mask, suit, length, start + length - 1))
+    return combos, {c.mask: c.id for c in combos}
+
+
+COMBOS, _ID_BY_MASK = _build()
+
+
+def _maximal_runs(byte: int) -> tuple[tuple[int, int], ...]:
+    """(start, length) of every maximal run of three or more set bits."""
+    runs, start = [], None
+    for rank in range(9):
+        if rank < 8 and byte >> rank & 1:
+            start = rank if start is None else start
+        elif start is not None:
+            if rank - start >= 3:
+                runs.append((start, rank - start))
+            start = None
+    return tuple(runs)
+
+
+_RUNS = tuple(_maximal_runs(b) for b in range(256))
+
+
+def parse_combo(text: str) -> int:
+    """The id of a combination written as its cards (``"QS KS AS"``); ValueError if none."""
+    mask = 0
+    for part in text.split(" "):
+        mask |= 1 << parse_card(part)
+    if mask.bit_count() != len(text.split(" ")) or mask not in _ID_BY_MASK:
+        raise ValueError(f"not a declarable combination: {text!r}")
+    return _ID_BY_MASK[mask]
+
+
+def runs_in(mask: Mask) -> list[int]:
+    """Combo ids of the maximal runs of three or more in ``mask``."""
+    found = []
+    for suit in range(4):
+        for start, length in _RUNS[(mask >> (8 * suit)) & 0xFF]:
+            found.append(_ID_BY_MASK[((1 << length) - 1) << (suit * 8 + start)])
+    return found
+
+
+def carres_in(mask: Mask) -> list[int]:
+    return [i for i, rank in enumerate(CARRE_RANKS) if mask & RANK_MASK[rank] == RANK_MASK[rank]]
+
+
+def decompositions(hand: Mask, options: Options) -> list[frozenset[int]]:
+    """Every full set of combinations the hand may declare (RULES §6.2).
+
+    ``carre_first``: the carrés, then the runs among the other cards.  ``player_choice``:
+    also each choice of carrés to give up so that their cards can stand in runs.
+    """
+    carres = carres_in(hand)
+    keep_sets: Iterable[tuple[int, ...]] = [tuple(carres)]
+    if options.overlap_policy == "player_choice":
+        keep_sets = [k for n in range(len(carres) + 1) for k in combinations(carres, n)]
+    found = []
+    for kept in keep_sets:
+        rest = hand
+        for i in kept:
+            rest &= ~COMBOS[i].mask
+        found.append(frozenset(kept) | frozenset(runs_in(rest)))
+    return found
+
+
+def announceable(hand: Mask, announced: frozenset[int], options: Options) -> list[int]:
+    """Combinations still open to announce, given those already announced from this hand."""
+    open_ids: set[int] = set()
+    for full in decompositions(hand, options):
+        if announced <= full:
+            open_ids |= full - announced
+    return sorted(open_ids)
+
+
+Key = tuple[int, ...]
+Announcement = tuple[int, int]  # (seat, combo id)
+
+
+def _sequence_key(combo: Combo, options: Options) -> Key:
+    return combo.length, combo.top
+
+
+def _overall_key(combo: Combo, options: Options) -> Key:
+    """`single` resolution: value, then carré over run, then height ([EXE])."""
+    if combo.is_carre:
+        return combo.value(options), 1, combo.top, 0
+    return combo.value(options), 0, combo.length, combo.top
+
+
+def resolve(
+    announced: Sequence[Announcement], trump: int | None, options: Options
+) -> tuple[list[int], list[list[int]]]:
+    """Which team scores which announced combinations (RULES §6.4).
+
+    ``announced`` is ``(seat, combo id)`` in the order announced; ``trump`` the trump suit
+    of a suit contract, else None.  Returns the points per team and the scoring combo ids.
+    """
+    if options.declaration_resolution == "single":
+        key, categories = _overall_key, [list(announced)]
+    else:
+        key = _sequence_key
+        categories = [
+            [a for a in announced if not COMBOS[a[1]].is_carre],
+            [a for a in announced if COMBOS[a[1]].is_carre],
+        ]
+    scoring: list[list[int]] = [[], []]
+    for entries in categories:
+        best = [
+            max((key(COMBOS[i], options) for s, i in entries if s % 2 == team), default=None)
+            for team in (0, 1)
+        ]
+        if best[0] is None and best[1] is None:
+            continue
+        if best[0] is None or best[1] is None or best[0] != best[1]:
+            winner = 0 if best[1] is None or (best[0] is not None and best[0] > best[1]) else 1
+        else:
+            tied = [(s, i) for s, i in entries if key(COMBOS[i], options) == best[0]]
+            tie_winner = _break_tie(tied, trump, options)
+            if tie_winner is None:
+                continue
+            winner = tie_winner
+        scoring[winner] += [i for s, i in entries if s % 2 == winner]
+    points = [sum(COMBOS[i].value(options) for i in ids) for ids in scoring]
+    return points, scoring
+
+
+def _break_tie(tied: list[Announcement], trump: int | None, options: Options) -> int | None:
+    """Equal best sequences: nobody (``cancel``), else trump suit, then first announced."""
+    if options.equal_sequences == "cancel":
+        return None
+    in_trump = {s % 2 for s, i in tied if trump is not None and COMBOS[i].suit == trump}
+    if len(in_trump) == 1:
+        return in_trump.pop()
+    return tied[0][0] % 2
+
+
+def describe(ids: Iterable[int]) -> str:
+    return ", ".join(COMBOS[i].text() for i in ids)
+
+

@@ -1,0 +1,127 @@
+"""A match: deals in turn, the dealer's rotation, scores, the hanging pool and the winner.
+
+This is the state the bots, the tests and the server share, in the manner of OpenSpiel:
+:meth:`Match.current_player`, :meth:`Match.legal_actions`, :meth:`Match.apply_action` and
+:meth:`Match.observation`.  Everything follows from the seed (or the decks given).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from .actions import Action
+from .cards import Card
+from .deal import Deal
+from .errors import GameOverError, WrongPhaseError
+from .observation import Observation, observe
+from .options import Options
+from .scoring import REDEAL, DealResult, MatchProgress, after_deal, score_deal
+
+MIN_CUT = 3
+
+
+def cut(cards: Sequence[Card], k: int) -> list[Card]:
+    """Move the top ``k`` cards to the bottom."""
+    return list(cards[k:]) + list(cards[:k])
+
+
+class Match:
+    """A whole match.  With ``auto_deal`` each next deal is dealt as soon as one ends."""
+
+    def __init__(
+        self,
+        options: Options | None = None,
+        *,
+        seed: int | None = None,
+        dealer: int | None = None,
+        auto_deal: bool = True,
+    ) -> None:
+        self.options = options or Options.make()
+        self.rng = random.Random(seed)
+        self.first_dealer = self.rng.randrange(4) if dealer is None else dealer
+        self.auto_deal = auto_deal
+        self.deals: list[Deal] = []
+        self.results: list[DealResult] = []
+        self.progress = MatchProgress((0, 0), self.options.target_score, None)
+        self.pool = 0
+        if auto_deal:
+            self.start_deal()
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def deal(self) -> Deal | None:
+        """The deal being played, or the last one."""
+        return self.deals[-1] if self.deals else None
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        return self.progress.totals
+
+    @property
+    def winner(self) -> int | None:
+        return self.progress.winner
+
+    @property
+    def is_over(self) -> bool:
+        return self.progress.winner is not None
+
+    @property
+    def next_dealer(self) -> int:
+        return self.first_dealer if not self.deals else (self.deals[-1].dealer + 1) % 4
+
+    def current_player(self) -> int | None:
+        deal = self.deal
+        return None if deal is None or self.is_over else deal.current_player()
+
+    def legal_actions(self) -> list[Action]:
+        deal = self.deal
+        return [] if deal is None or self.is_over else deal.legal_actions()
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see now, and nothing else."""
+        return observe(self, seat)
+
+    # ----------------------------------------------------------------- dealing
+
+    def next_deck(self) -> list[Card]:
+        """The next deck from the match's RNG: shuffled, or gathered and cut (RULES §3.1)."""
+        if not self.deals or self.options.reshuffle_each_deal:
+            deck = list(range(32))
+            self.rng.shuffle(deck)
+            return deck
+        return cut(self.deals[-1].gathered(), self.rng.randint(MIN_CUT, 32 - MIN_CUT))
+
+    def start_deal(self, deck: Sequence[Card] | None = None) -> Deal:
+        if self.is_over:
+            raise GameOverError("the match is over")
+        if self.deals and not self.deals[-1].is_over:
+            raise WrongPhaseError("the current deal is not over")
+        deal = Deal(self.options, self.next_dealer, self.next_deck() if deck is None else deck)
+        self.deals.append(deal)
+        return deal
+
+    # ----------------------------------------------------------------- acting
+
+    def apply_action(self, action: Action, seat: int | None = None) -> None:
+        """Apply an action for the player to move (checked); ``seat`` asserts who acts."""
+        deal = self.deal
+        if self.is_over:
+            raise GameOverError("the match is over")
+        if deal is None or deal.is_over:
+            raise WrongPhaseError("no deal is in progress")
+        deal.apply(action, seat)
+        if deal.is_over:
+            self._finish(deal)
+
+    def _finish(self, deal: Deal) -> None:
+        if deal.thrown_in:
+            result = DealResult(REDEAL, hanging=self.pool)
+        else:
+            result = score_deal(deal.tally(), self.pool, self.options)
+        self.pool = result.hanging
+        self.results.append(result)
+        self.progress = after_deal(self.progress, result, self.options)
+        if self.auto_deal and not self.is_over:
+            self.start_deal()

@@ -1,0 +1,89 @@
+"""The two variants and the house-rule flags of RULES.md §9, with their defaults."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+BULGARIAN = "bulgarian"
+CLASSIC = "classic"
+VARIANTS = (BULGARIAN, CLASSIC)
+
+# flag -> (variants it applies to, allowed values); the first value is the default
+# unless the variant overrides it in _DEFAULTS.
+_FLAGS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
+    "table_direction": (VARIANTS, ("counterclockwise", "clockwise")),
+    "reshuffle_each_deal": (VARIANTS, (True, False)),
+    "target_score": (VARIANTS, ()),
+    "valat_multiplied": ((BULGARIAN,), (True, False)),
+    "valat_blocks_win": ((BULGARIAN,), ("raise_target", "extra_deal", "must_score")),
+    "declaration_resolution": ((BULGARIAN,), ("per_category", "single")),
+    "equal_sequences": ((BULGARIAN,), ("cancel", "trump_then_first")),
+    "long_run": ((BULGARIAN,), ("single_quint", "quint_plus_tierce_for_8")),
+    "overlap_policy": ((BULGARIAN,), ("carre_first", "player_choice")),
+    "undertrump_on_opponent_ruff": ((CLASSIC,), ("compulsory", "optional")),
+    "partner_ruff_no_undertrump": ((CLASSIC,), (True, False)),
+    "belote_counts_for_contract": ((CLASSIC,), (True, False)),
+    "litige": ((CLASSIC,), ("carry", "takers_fail", "takers_make")),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """A variant and its flags.  Build with :meth:`Options.make` to get validation."""
+
+    variant: str = BULGARIAN
+    table_direction: str = "counterclockwise"
+    reshuffle_each_deal: bool = True
+    target_score: int = 151
+    valat_multiplied: bool = True
+    valat_blocks_win: str = "raise_target"
+    declaration_resolution: str = "per_category"
+    equal_sequences: str = "cancel"
+    long_run: str = "single_quint"
+    overlap_policy: str = "carre_first"
+    undertrump_on_opponent_ruff: str = "compulsory"
+    partner_ruff_no_undertrump: bool = True
+    belote_counts_for_contract: bool = True
+    litige: str = "carry"
+
+    @property
+    def classic(self) -> bool:
+        return self.variant == CLASSIC
+
+    @classmethod
+    def make(cls, variant: str = BULGARIAN, **flags: Any) -> Options:
+        """The variant's defaults overridden by ``flags``; ValueError names a bad one."""
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}")
+        base = cls(variant=variant)
+        if variant == CLASSIC:
+            base = replace(base, table_direction="clockwise", target_score=1000)
+        for name, value in flags.items():
+            if name not in _FLAGS:
+                raise ValueError(f"unknown option {name!r}")
+            variants, allowed = _FLAGS[name]
+            if variant not in variants:
+                raise ValueError(f"option {name!r} does not apply to {variant}")
+            if name == "target_score":
+                if type(value) is not int or value < 1:
+                    raise ValueError(f"option 'target_score' must be a positive integer, "
+                                     f"not {value!r}")
+            elif value not in allowed or type(value) is not type(allowed[0]):
+                choices = ", ".join(repr(a) for a in allowed)
+                raise ValueError(f"option {name!r} must be one of {choices}, not {value!r}")
+        return replace(base, **flags)
+
+    def changed(self) -> dict[str, Any]:
+        """The flags that differ from the variant's defaults (what a record stores)."""
+        default = Options.make(self.variant)
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "variant" and getattr(self, f.name) != getattr(default, f.name)
+        }
+
+    def applicable(self) -> dict[str, Any]:
+        """Every flag that applies to this variant, with its value."""
+        values = asdict(self)
+        return {name: values[name] for name, (vs, _) in _FLAGS.items() if self.variant in vs}

@@ -1,0 +1,225 @@
+"""Match records ``belote-record/1`` (RECORD.md): write one from a match, read and replay one.
+
+Like PGN for chess, this is the one interchange format: the server's log, the history API,
+the replay tool and the tests all speak it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .actions import ANNOUNCE, BELOT, BID, Action, action_name, parse_action
+from .cards import CONTRACT_NAMES, card_name, parse_card
+from .deal import Deal
+from .declarations import COMBOS, parse_combo
+from .errors import IllegalActionError
+from .match import MIN_CUT, Match, cut
+from .options import VARIANTS, Options
+from .scoring import UNFINISHED, DealResult
+
+FORMAT = "belote-record/1"
+_DEAL_KEYS = {"dealer", "deck", "actions"}
+_CARD_KEYS = {"seat", "card", "announce", "belot"}
+_BID_KEYS = {"seat", "bid"}
+_BID_ORDER = list(CONTRACT_NAMES) + ["pass", "double", "redouble"]
+
+
+class RecordError(ValueError):
+    """A record that is malformed or breaks a rule, located at ``deal``, ``action``."""
+
+    def __init__(self, deal: int, action: int, reason: str) -> None:
+        super().__init__(f"deal {deal}, action {action}: {reason}")
+        self.deal, self.action, self.reason = deal, action, reason
+
+
+# --------------------------------------------------------------------- writing
+
+
+def deal_record(deal: Deal) -> dict[str, Any]:
+    """One deal in the record's notation; announcements ride on the card they precede."""
+    actions: list[dict[str, Any]] = []
+    pending: dict[int, list[str]] = {}
+    for seat, action in deal.history:
+        if action >= ANNOUNCE:
+            pending.setdefault(seat, []).append(COMBOS[action - ANNOUNCE].text())
+        elif action >= BID:
+            actions.append({"seat": seat, "bid": action_name(action)})
+        else:
+            entry: dict[str, Any] = {"seat": seat, "card": card_name(action % BELOT)}
+            if seat in pending:
+                entry["announce"] = pending.pop(seat)
+            if action >= BELOT:
+                entry["belot"] = True
+            actions.append(entry)
+    return {
+        "dealer": deal.dealer,
+        "deck": " ".join(card_name(c) for c in deal.deck),
+        "actions": actions,
+    }
+
+
+def write_record(match: Match, **extra: Any) -> dict[str, Any]:
+    """The record of ``match`` so far; ``extra`` adds top-level keys such as ``seats``."""
+    record: dict[str, Any] = {"format": FORMAT, "variant": match.options.variant}
+    if match.options.changed():
+        record["options"] = match.options.changed()
+    record.update(extra)
+    record["deals"] = [deal_record(d) for d in match.deals]
+    return record
+
+
+# --------------------------------------------------------------------- reading
+
+
+def read_options(doc: Mapping[str, Any]) -> Options:
+    variant = doc.get("variant")
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}")
+    flags = doc.get("options", {})
+    if not isinstance(flags, dict):
+        raise ValueError("options must be an object")
+    return Options.make(variant, **flags)
+
+
+def replay(doc: Any) -> Match:
+    """Rebuild a match from its record, checking every action; RecordError on any fault."""
+    if not isinstance(doc, dict):
+        raise RecordError(0, 0, "a record is a JSON object")
+    if doc.get("format") != FORMAT:
+        raise RecordError(0, 0, f"format must be {FORMAT!r}")
+    try:
+        options = read_options(doc)
+    except ValueError as e:
+        raise RecordError(0, 0, str(e)) from None
+    deals = doc.get("deals")
+    if not isinstance(deals, list):
+        raise RecordError(0, 0, "deals must be a list")
+    first = deals[0].get("dealer") if deals and isinstance(deals[0], dict) else 0
+    match = Match(options, dealer=first if first in range(4) else 0, auto_deal=False)
+    for i, entry in enumerate(deals):
+        _replay_deal(match, i, entry, last=i == len(deals) - 1)
+    return match
+
+
+def _replay_deal(match: Match, i: int, entry: Any, last: bool) -> None:
+    if not isinstance(entry, dict):
+        raise RecordError(i, 0, "a deal is a JSON object")
+    if unknown := set(entry) - _DEAL_KEYS:
+        raise RecordError(i, 0, f"unknown key {sorted(unknown)[0]!r} in deal")
+    if match.is_over:
+        raise RecordError(i, 0, "the match was already won")
+    dealer = entry.get("dealer")
+    if type(dealer) is not int or dealer != match.next_dealer:
+        raise RecordError(i, 0, f"dealer must be {match.next_dealer}, not {dealer!r}")
+    deck = _read_deck(i, entry.get("deck"))
+    previous = match.deal
+    if previous is not None and not match.options.reshuffle_each_deal:
+        gathered = previous.gathered()
+        if not any(deck == cut(gathered, k) for k in range(MIN_CUT, 33 - MIN_CUT)):
+            raise RecordError(i, 0, "deck is not a cut of the previous deal's gathered cards")
+    deal = match.start_deal(deck)
+    actions = entry.get("actions")
+    if not isinstance(actions, list):
+        raise RecordError(i, 0, "actions must be a list")
+    for j, raw in enumerate(actions):
+        if deal.is_over:
+            raise RecordError(i, j, "the deal is already over")
+        try:
+            for action in _read_action(raw):
+                match.apply_action(action, raw["seat"])
+        except (IllegalActionError, ValueError) as e:
+            raise RecordError(i, j, str(e)) from None
+    if not deal.is_over and not last:
+        raise RecordError(i, len(actions), "the deal stops before its end")
+
+
+def _read_deck(i: int, text: Any) -> list[int]:
+    if not isinstance(text, str):
+        raise RecordError(i, 0, "deck must be a string of 32 cards")
+    try:
+        deck = [parse_card(part) for part in text.split(" ")]
+    except ValueError as e:
+        raise RecordError(i, 0, f"deck: {e}") from None
+    if sorted(deck) != list(range(32)):
+        raise RecordError(i, 0, "deck must hold each of the 32 cards once")
+    return deck
+
+
+def _read_action(raw: Any) -> list[Action]:
+    """The engine actions one record action stands for: announcements, then the card."""
+    if not isinstance(raw, dict):
+        raise ValueError("an action is a JSON object")
+    seat = raw.get("seat")
+    if type(seat) is not int or seat not in range(4):
+        raise ValueError(f"seat must be 0, 1, 2 or 3, not {seat!r}")
+    if "bid" in raw:
+        if unknown := set(raw) - _BID_KEYS:
+            raise ValueError(f"unknown key {sorted(unknown)[0]!r} in a bid")
+        bid = raw["bid"]
+        if bid not in _BID_ORDER:
+            raise ValueError(f"unknown bid {bid!r}")
+        return [parse_action(bid)]
+    if "card" not in raw:
+        raise ValueError("an action needs a bid or a card")
+    if unknown := set(raw) - _CARD_KEYS:
+        raise ValueError(f"unknown key {sorted(unknown)[0]!r} in a card action")
+    card = raw["card"]
+    if not isinstance(card, str):
+        raise ValueError(f"not a card: {card!r}")
+    played = parse_card(card)
+    announce = raw.get("announce", [])
+    belot = raw.get("belot", False)
+    if not isinstance(announce, list) or not all(isinstance(a, str) for a in announce):
+        raise ValueError("announce must be a list of combinations")
+    if type(belot) is not bool:
+        raise ValueError("belot must be true or false")
+    return [ANNOUNCE + parse_combo(a) for a in announce] + [played + BELOT * belot]
+
+
+# --------------------------------------------------------------------- reports
+
+
+def deal_results(match: Match) -> list[DealResult]:
+    """One result per recorded deal, the last one ``unfinished`` if it is still on."""
+    results = list(match.results)
+    deal = match.deal
+    if deal is not None and not deal.is_over:
+        bid = deal.phase != "auction"
+        results.append(DealResult(
+            UNFINISHED,
+            contract=deal.contract if bid else None,
+            bidder=deal.declarer if bid else None,
+            multiplier=deal.multiplier if bid else None,
+        ))
+    return results
+
+
+def replay_report(match: Match) -> dict[str, Any]:
+    return {
+        "deals": [r.to_dict() for r in deal_results(match)],
+        "totals": list(match.totals),
+        "winner": match.winner,
+    }
+
+
+def legal_report(match: Match) -> dict[str, Any]:
+    """Who acts next and what that seat may do, announcements left out (RECORD.md)."""
+    seat = match.current_player()
+    if seat is None:
+        return {"seat": None, "actions": []}
+    listed: list[dict[str, str]] = []
+    for action in match.legal_actions():
+        if action < BELOT:
+            listed.append({"card": card_name(action)})
+        elif BID <= action < ANNOUNCE:
+            listed.append({"bid": action_name(action)})
+    listed.sort(key=_legal_sort_key)
+    return {"seat": seat, "actions": listed}
+
+
+def _legal_sort_key(entry: Mapping[str, str]) -> tuple[int, int]:
+    if "bid" in entry:
+        return 0, _BID_ORDER.index(entry["bid"])
+    return 1, parse_card(entry["card"])
+

@@ -1,0 +1,94 @@
+"""Scoring a deal played with physical cards from its summary (``python -m engine score``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .cards import ALL_TRUMPS, CONTRACT_NAMES, NO_TRUMPS, RANKS
+from .declarations import CARRE_VALUE
+from .options import Options
+from .record import read_options
+from .scoring import DealResult, Tally, card_total, score_deal
+
+_KEYS = {"variant", "options", "contract", "bidder_team", "multiplier", "card_points",
+         "declarations", "belot", "valat", "carry_in"}
+_RUN_VALUES = {"tierce": 20, "quarte": 50, "quint": 100}
+_VALUES = _RUN_VALUES | {f"carre-{RANKS[r]}": v for r, v in CARRE_VALUE.items()}
+
+
+def score_summary(doc: Any) -> DealResult:
+    """The per-deal result of a summary; ValueError says why a summary is impossible."""
+    if not isinstance(doc, dict):
+        raise ValueError("a summary is a JSON object")
+    if unknown := set(doc) - _KEYS:
+        raise ValueError(f"unknown key {sorted(unknown)[0]!r}")
+    options = read_options(doc)
+    name = doc.get("contract")
+    allowed = CONTRACT_NAMES[:4] if options.classic else CONTRACT_NAMES
+    if name not in allowed:
+        raise ValueError(f"contract must be one of {', '.join(allowed)}, not {name!r}")
+    contract = CONTRACT_NAMES.index(name)
+    bidder = _choice(doc, "bidder_team", (0, 1))
+    multiplier = _choice(doc, "multiplier", (1,) if options.classic else (1, 2, 4), default=1)
+    carry_in = doc.get("carry_in", 0)
+    if type(carry_in) is not int or carry_in < 0:
+        raise ValueError("carry_in must be a whole number of at least 0")
+    points = _pair(doc, "card_points")
+    if sum(points) != card_total(contract):
+        raise ValueError(f"card_points must add up to {card_total(contract)} in {name}")
+    valat = doc.get("valat")
+    if valat is not None:
+        _choice(doc, "valat", (0, 1))
+        if points[valat] != card_total(contract):
+            raise ValueError(f"team {valat} took every trick, so it has all "
+                             f"{card_total(contract)} card points")
+    declarations = _declarations(doc.get("declarations", [[], []]), contract, options)
+    belots = _pair(doc, "belot", default=[0, 0])
+    most = 4 if contract == ALL_TRUMPS else 0 if contract == NO_TRUMPS else 1
+    if sum(belots) > most:
+        raise ValueError(f"at most {most} belot{'s' * (most != 1)} in {name}")
+    tally = Tally(contract, bidder, multiplier, (points[0], points[1]),
+                  declarations, (belots[0], belots[1]), valat)
+    result = score_deal(tally, carry_in, options)
+    return DealResult(**{**{f: getattr(result, f) for f in result.__slots__}, "bidder": None})
+
+
+def _choice(
+    doc: dict[str, Any], key: str, allowed: tuple[int, ...], default: int | None = None
+) -> int:
+    value = doc.get(key, default)
+    if type(value) is not int or value not in allowed:
+        raise ValueError(f"{key} must be one of {', '.join(map(str, allowed))}, not {value!r}")
+    return value
+
+
+def _pair(doc: dict[str, Any], key: str, default: list[int] | None = None) -> list[int]:
+    value = doc.get(key, default)
+    if (not isinstance(value, list) or len(value) != 2
+            or any(type(v) is not int or v < 0 for v in value)):
+        raise ValueError(f"{key} must be two whole numbers of at least 0")
+    return value
+
+
+def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int]:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(team, list) for team in value)):
+        raise ValueError("declarations must be two lists of combination names")
+    names = [n for team in value for n in team]
+    if names and (options.classic or contract == NO_TRUMPS):
+        raise ValueError(f"no declarations score in {'classic' if options.classic else 'NT'}")
+    for n in names:
+        if n not in _VALUES:
+            raise ValueError(f"unknown combination {n!r}")
+    carres = Counter(n for n in names if n.startswith("carre"))
+    if any(count > 1 for count in carres.values()):
+        raise ValueError("each carré exists once in the deck")
+    if options.declaration_resolution == "per_category":
+        for category in (_RUN_VALUES.keys(), carres.keys()):
+            if all(any(n in category for n in team) for team in value):
+                raise ValueError("only one team scores each kind of declaration")
+    elif all(value):
+        raise ValueError("only one team scores declarations")
+    teams = [sum(_VALUES[n] for n in team) for team in value]
+    return teams[0], teams[1]
