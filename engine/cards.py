@@ -61,6 +61,20 @@ def cards_of(mask: Mask) -> Iterator[Card]:
         mask ^= low
 
 
+_SUIT_CARDS = tuple(
+    tuple(tuple(suit * 8 + r for r in range(8) if byte >> r & 1) for byte in range(256))
+    for suit in range(4)
+)
+
+
+def card_list(mask: Mask) -> list[Card]:
+    """The cards of a mask as a list, lowest first (faster than :func:`cards_of`)."""
+    c, d, h, s = _SUIT_CARDS
+    return [
+        *c[mask & 0xFF], *d[(mask >> 8) & 0xFF], *h[(mask >> 16) & 0xFF], *s[mask >> 24]
+    ]
+
+
 def mask_of(cards: Iterator[Card] | list[Card] | tuple[Card, ...]) -> Mask:
     mask = 0
     for card in cards:

@@ -24,17 +24,17 @@ from .cards import (
     Card,
     Contract,
     Mask,
+    card_list,
     card_name,
-    cards_of,
     names,
 )
-from .declarations import COMBOS, announceable, decompositions, resolve
+from .declarations import COMBOS, decompositions, open_combos, resolve
 from .options import Options
 from .scoring import LAST_TRICK, Tally
 
 AUCTION, PLAY, OVER = "auction", "play", "over"
-_BELOT_RANKS = (QUEEN, KING)
-_KQ = RANK_MASK[QUEEN] | RANK_MASK[KING]
+_QUEENS = RANK_MASK[QUEEN]
+_KQ = _QUEENS | RANK_MASK[KING]
 _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
 _NO_CONTRACT = -1
 
@@ -82,7 +82,10 @@ class Deal:
     """A deal from a given deck; ``dealer`` is a seat 0..3."""
 
     __slots__ = (
+        "_beats",
         "_decl",
+        "_legal",
+        "_points",
         "_undo",
         "announced",
         "announcements",
@@ -143,6 +146,9 @@ class Deal:
         self.belots: list[tuple[int, int]] = []  # (seat, suit)
         self._decl: list[list[frozenset[int]] | None] = [None] * 4
         self._undo: list[tuple[int, ...]] = []
+        self._legal = -1  # legal_card_mask() of this position, -1 until computed
+        self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
+        self._points: tuple[int, ...] = ()
 
     # ----------------------------------------------------------------- dealing
 
@@ -165,6 +171,8 @@ class Deal:
         else:
             self._deal_packets(20, (3, 3, 3, 3))
         self.dealt = list(self.hands)
+        self._beats = BEATS[self.contract]
+        self._points = POINTS[self.contract]
         self.phase = PLAY
         self.to_move = self.leader = (self.dealer + 1) % 4
 
@@ -183,11 +191,17 @@ class Deal:
 
     def legal_card_mask(self) -> Mask:
         """The cards the player to move may play now (play phase only)."""
-        seat = self.to_move
-        return legal_cards(
-            self.hands[seat], self.trick, self.win_card, (self.win_seat - seat) & 1 == 0,
-            self.contract, self.options,
-        )
+        legal = self._legal
+        if legal < 0:
+            seat = self.to_move
+            legal = self.hands[seat]
+            if self.trick:
+                legal = legal_cards(
+                    legal, self.trick, self.win_card, (self.win_seat - seat) & 1 == 0,
+                    self.contract, self.options,
+                )
+            self._legal = legal
+        return legal
 
     def legal_calls(self) -> list[Action]:
         """The calls open to the player to move (auction phase only), sorted."""
@@ -211,10 +225,9 @@ class Deal:
         """Every action open to the player to move, sorted; empty once the deal is over."""
         if self.phase == PLAY:
             mask = self.legal_card_mask()
-            actions = list(cards_of(mask))
-            pairs = mask & _BELOT_CARDS[self.contract]
-            if pairs:
-                actions += [BELOT + c for c in cards_of(pairs) if self._is_belot(c)]
+            actions = card_list(mask)
+            if self.hands[self.to_move] & _BELOT_CARDS[self.contract]:
+                actions += [BELOT + c for c in card_list(self._belot_mask() & mask)]
             if not self.tricks and not self.options.classic and self.contract != NO_TRUMPS:
                 actions += [ANNOUNCE + i for i in self._announceable(self.to_move)]
             return actions
@@ -222,50 +235,46 @@ class Deal:
             return self.legal_calls()
         return []
 
-    def _is_belot(self, card: Card) -> bool:
-        """Whether ``card``, played now, may carry a belot (RULES §6.5)."""
-        rank, suit = card & 7, card >> 3
-        if rank not in _BELOT_RANKS or not (suit == self.contract or self.contract == ALL_TRUMPS):
-            return False
-        if not self.hands[self.to_move] >> (card ^ 3) & 1:  # the partner card: Q <-> K
-            return False
-        return self.contract != ALL_TRUMPS or not self.trick or self.trick[0] >> 3 == suit
+    def _belot_mask(self) -> Mask:
+        """The cards the mover may play announcing belot (RULES §6.5): the first of a K-Q
+        pair of a trump suit; in all trumps only when leading or following suit."""
+        held = self.hands[self.to_move] & _BELOT_CARDS[self.contract]
+        queens = held & (held >> 1) & _QUEENS  # queens whose king is also held
+        cards = queens | queens << 1
+        if self.contract == ALL_TRUMPS and self.trick:
+            cards &= SUIT_MASK[self.trick[0] >> 3]
+        return cards
 
     def _announceable(self, seat: int) -> list[int]:
-        if self._decl[seat] is None:
-            self._decl[seat] = decompositions(self.dealt[seat], self.options)
         full_sets = self._decl[seat]
-        assert full_sets is not None
-        if len(full_sets) == 1 and not full_sets[0]:
-            return []
-        return announceable(self.dealt[seat], self.announced[seat], self.options)
+        if full_sets is None:
+            full_sets = self._decl[seat] = decompositions(self.dealt[seat], self.options)
+        return open_combos(full_sets, self.announced[seat])
 
     # ----------------------------------------------------------------- checked apply
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply ``action`` for the player to move, or raise why it is illegal."""
-        if self.phase == OVER:
-            raise errors.GameOverError("the deal is over")
         mover = self.to_move
-        if seat is not None and seat != mover:
+        if seat is not None and seat != mover and self.phase != OVER:
             raise errors.NotYourTurnError(f"seat {seat} may not act: it is seat {mover}'s turn")
         if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
             raise errors.UnknownActionError(f"not an action: {action!r}")
-        if self.phase == AUCTION:
-            if action not in self.legal_calls():
-                raise self._bad_call(action)
-            self._call(action)
-        elif action < BID:
-            card, belot = (action - BELOT, True) if action >= BELOT else (action, False)
-            if not self.hands[mover] >> card & 1:
-                raise errors.CardNotHeldError(f"seat {mover} does not hold {card_name(card)}")
+        if self.phase == PLAY and action < BID:
+            card = action & 31
             if not self.legal_card_mask() >> card & 1:
                 raise self._bad_card(card)
-            if belot and not self._is_belot(card):
+            if action >= BELOT and not self._belot_mask() >> card & 1:
                 raise errors.IllegalBelotError(
                     f"seat {mover} cannot announce belot with {card_name(card)}")
             self.history.append((mover, action))
             self.push(action)
+        elif self.phase == AUCTION:
+            if action not in self.legal_calls():
+                raise self._bad_call(action)
+            self._call(action)
+        elif self.phase == OVER:
+            raise errors.GameOverError("the deal is over")
         elif action >= ANNOUNCE:
             if self.options.classic or self.tricks or self.contract == NO_TRUMPS:
                 raise errors.IllegalAnnounceError(
@@ -290,6 +299,8 @@ class Deal:
 
     def _bad_card(self, card: Card) -> errors.IllegalActionError:
         mover, legal = self.to_move, self.legal_card_mask()
+        if not self.hands[mover] >> card & 1:
+            return errors.CardNotHeldError(f"seat {mover} does not hold {card_name(card)}")
         has = names(legal)
         led = self.trick[0] >> 3
         if self.hands[mover] & SUIT_MASK[led]:
@@ -344,23 +355,25 @@ class Deal:
     def push(self, action: Action) -> None:
         """Play a card (``BELOT + card`` to announce belot with it) without any check."""
         seat = self.to_move
-        card = action - BELOT if action >= BELOT else action
-        contract = self.contract
+        card = action & 31
         trick = self.trick
         self._undo.append((seat, action, self.win_seat, self.win_card, self.trick_points))
+        self._legal = -1
         self.hands[seat] ^= 1 << card
         if action >= BELOT:
             self.belots.append((seat, card >> 3))
-        if not trick or (1 << card) & BEATS[contract][self.win_card]:
-            self.win_seat, self.win_card = seat, card
+        if not trick or (1 << card) & self._beats[self.win_card]:
+            self.win_seat = seat
+            self.win_card = card
         trick.append(card)
-        self.trick_points += POINTS[contract][card]
         if len(trick) < 4:
-            self.to_move = (seat + 1) % 4
+            self.trick_points += self._points[card]
+            self.to_move = (seat + 1) & 3
             return
-        winner, team = self.win_seat, self.win_seat & 1
+        winner = self.win_seat
+        team = winner & 1
         self.tricks.append((self.leader, tuple(trick)))
-        self.points[team] += self.trick_points
+        self.points[team] += self.trick_points + self._points[card]
         self.tricks_won[team] += 1
         if len(self.tricks) == 8:
             self.points[team] += LAST_TRICK
@@ -371,27 +384,25 @@ class Deal:
 
     def pop(self) -> None:
         """Undo the last :meth:`push`."""
-        seat, action, win_seat, win_card, trick_points = self._undo.pop()
-        card = action - BELOT if action >= BELOT else action
-        if not self.trick:
-            leader, cards = self.tricks.pop()
-            team = self.win_seat & 1
+        seat, action, self.win_seat, self.win_card, self.trick_points = self._undo.pop()
+        card = action & 31
+        trick = self.trick
+        if not trick:
+            self.leader, cards = self.tricks.pop()
+            team = self.to_move & 1  # the trick's winner leads the next one
+            if self.phase == OVER:
+                self.phase = PLAY
+                self.points[team] -= LAST_TRICK
             self.tricks_won[team] -= 1
-            last = LAST_TRICK if self.phase == OVER else 0
-            self.points[team] -= self.trick_points_of(cards) + last
-            self.phase = PLAY
-            self.leader = leader
-            self.trick = list(cards)
-        self.trick.pop()
+            self.points[team] -= self.trick_points + self._points[card]
+            self.trick = trick = list(cards[:3])
+        else:
+            trick.pop()
         self.hands[seat] |= 1 << card
         if action >= BELOT:
             self.belots.pop()
-        self.win_seat, self.win_card, self.trick_points = win_seat, win_card, trick_points
         self.to_move = seat
-
-    def trick_points_of(self, cards: Sequence[Card]) -> int:
-        table = POINTS[self.contract]
-        return sum(table[c] for c in cards)
+        self._legal = -1
 
     # ----------------------------------------------------------------- results
 

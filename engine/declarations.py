@@ -141,13 +141,14 @@ def decompositions(hand: Mask, options: Options) -> list[frozenset[int]]:
     return found
 
 
+def open_combos(full_sets: list[frozenset[int]], announced: frozenset[int]) -> list[int]:
+    """Combinations of any full set that contains those already announced, sorted."""
+    return sorted({i for full in full_sets if announced <= full for i in full - announced})
+
+
 def announceable(hand: Mask, announced: frozenset[int], options: Options) -> list[int]:
     """Combinations still open to announce, given those already announced from this hand."""
-    open_ids: set[int] = set()
-    for full in decompositions(hand, options):
-        if announced <= full:
-            open_ids |= full - announced
-    return sorted(open_ids)
+    return open_combos(decompositions(hand, options), announced)
 
 
 Key = tuple[int, ...]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .actions import Action
 from .cards import Card
-from .deal import Deal
+from .deal import OVER, Deal
 from .errors import GameOverError, WrongPhaseError
 from .observation import Observation, observe
 from .options import Options
@@ -42,8 +42,10 @@ class Match:
         self.first_dealer = self.rng.randrange(4) if dealer is None else dealer
         self.auto_deal = auto_deal
         self.deals: list[Deal] = []
+        self.deal: Deal | None = None  # the deal being played, or the last one
         self.results: list[DealResult] = []
         self.progress = MatchProgress((0, 0), self.options.target_score, None)
+        self.winner: int | None = None
         self.pool = 0
         if auto_deal:
             self.start_deal()
@@ -51,21 +53,12 @@ class Match:
     # ----------------------------------------------------------------- queries
 
     @property
-    def deal(self) -> Deal | None:
-        """The deal being played, or the last one."""
-        return self.deals[-1] if self.deals else None
-
-    @property
     def totals(self) -> tuple[int, int]:
         return self.progress.totals
 
     @property
-    def winner(self) -> int | None:
-        return self.progress.winner
-
-    @property
     def is_over(self) -> bool:
-        return self.progress.winner is not None
+        return self.winner is not None
 
     @property
     def next_dealer(self) -> int:
@@ -73,11 +66,11 @@ class Match:
 
     def current_player(self) -> int | None:
         deal = self.deal
-        return None if deal is None or self.is_over else deal.current_player()
+        return None if deal is None else deal.current_player()
 
     def legal_actions(self) -> list[Action]:
         deal = self.deal
-        return [] if deal is None or self.is_over else deal.legal_actions()
+        return [] if deal is None else deal.legal_actions()
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now, and nothing else."""
@@ -100,6 +93,7 @@ class Match:
             raise WrongPhaseError("the current deal is not over")
         deal = Deal(self.options, self.next_dealer, self.next_deck() if deck is None else deck)
         self.deals.append(deal)
+        self.deal = deal
         return deal
 
     # ----------------------------------------------------------------- acting
@@ -107,12 +101,12 @@ class Match:
     def apply_action(self, action: Action, seat: int | None = None) -> None:
         """Apply an action for the player to move (checked); ``seat`` asserts who acts."""
         deal = self.deal
-        if self.is_over:
-            raise GameOverError("the match is over")
-        if deal is None or deal.is_over:
+        if deal is None or deal.phase == OVER:
+            if self.winner is not None:
+                raise GameOverError("the match is over")
             raise WrongPhaseError("no deal is in progress")
         deal.apply(action, seat)
-        if deal.is_over:
+        if deal.phase == OVER:
             self._finish(deal)
 
     def _finish(self, deal: Deal) -> None:
@@ -123,5 +117,6 @@ class Match:
         self.pool = result.hanging
         self.results.append(result)
         self.progress = after_deal(self.progress, result, self.options)
+        self.winner = self.progress.winner
         if self.auto_deal and not self.is_over:
             self.start_deal()

@@ -1,0 +1,41 @@
+"""Bot decisions off the event loop: hard levels in a process pool, the rest in threads.
+
+``ai.decide`` is a pure function of picklable inputs, so the same call runs in either
+executor; the loop only awaits the future, and other tables keep moving meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+
+import ai
+from engine import Action, Observation
+
+from .config import Settings
+
+
+class BotRunner:
+    """Owns the executors; created with the app and shut down with it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._process_levels = settings.process_levels
+        self._threads = ThreadPoolExecutor(settings.bot_threads, thread_name_prefix="bot")
+        # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
+        self._processes = ProcessPoolExecutor(
+            settings.bot_processes, mp_context=multiprocessing.get_context("spawn")
+        )
+
+    def _executor(self, level: str) -> Executor:
+        return self._processes if level in self._process_levels else self._threads
+
+    async def decide(self, level: str, observation: Observation, seed: int) -> Action:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor(level), ai.decide, level, observation, seed
+        )
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        self._processes.shutdown(wait=False, cancel_futures=True)
