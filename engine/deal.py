@@ -84,6 +84,7 @@ class Deal:
     __slots__ = (
         "_beats",
         "_decl",
+        "_declaring",
         "_legal",
         "_points",
         "_undo",
@@ -149,6 +150,7 @@ class Deal:
         self._legal = -1  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
         self._points: tuple[int, ...] = ()
+        self._declaring = False  # whether declarations exist in this deal (RULES §6.1)
 
     # ----------------------------------------------------------------- dealing
 
@@ -173,6 +175,7 @@ class Deal:
         self.dealt = list(self.hands)
         self._beats = BEATS[self.contract]
         self._points = POINTS[self.contract]
+        self._declaring = not self.options.classic and self.contract != NO_TRUMPS
         self.phase = PLAY
         self.to_move = self.leader = (self.dealer + 1) % 4
 
@@ -228,7 +231,7 @@ class Deal:
             actions = card_list(mask)
             if self.hands[self.to_move] & _BELOT_CARDS[self.contract]:
                 actions += [BELOT + c for c in card_list(self._belot_mask() & mask)]
-            if not self.tricks and not self.options.classic and self.contract != NO_TRUMPS:
+            if self._declaring and not self.tricks:
                 actions += [ANNOUNCE + i for i in self._announceable(self.to_move)]
             return actions
         if self.phase == AUCTION:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 BULGARIAN = "bulgarian"
@@ -46,10 +46,10 @@ class Options:
     partner_ruff_no_undertrump: bool = True
     belote_counts_for_contract: bool = True
     litige: str = "carry"
+    classic: bool = field(init=False, repr=False, compare=False)  # hot path: a plain field
 
-    @property
-    def classic(self) -> bool:
-        return self.variant == CLASSIC
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "classic", self.variant == CLASSIC)
 
     @classmethod
     def make(cls, variant: str = BULGARIAN, **flags: Any) -> Options:
@@ -80,10 +80,10 @@ class Options:
         return {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if f.name != "variant" and getattr(self, f.name) != getattr(default, f.name)
+            if f.init and f.name != "variant" and getattr(self, f.name) != getattr(default, f.name)
         }
 
     def applicable(self) -> dict[str, Any]:
         """Every flag that applies to this variant, with its value."""
-        values = asdict(self)
+        values = asdict(self)  # includes the derived `classic`, which is not a flag
         return {name: values[name] for name, (vs, _) in _FLAGS.items() if self.variant in vs}
