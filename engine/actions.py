@@ -28,16 +28,8 @@ _CALL_BY_NAME = {name: a for a, name in CALL_NAMES.items()} | {
 }
 
 
-def is_card(action: Action) -> bool:
-    return 0 <= action < BID
 
 
-def is_call(action: Action) -> bool:
-    return BID <= action <= REDOUBLE
-
-
-def is_announce(action: Action) -> bool:
-    return ANNOUNCE <= action < END
 
 
 def action_name(action: Action) -> str:
@@ -50,7 +42,7 @@ def action_name(action: Action) -> str:
         return CONTRACT_NAMES[action - BID]
     if action in CALL_NAMES:
         return CALL_NAMES[action]
-    if is_announce(action):
+    if ANNOUNCE <= action < END:
         return "announce " + COMBOS[action - ANNOUNCE].text()
     raise ValueError(f"not an action: {action!r}")
 

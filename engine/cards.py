@@ -34,12 +34,8 @@ TRUMP_POINTS = (0, 0, 14, 10, 20, 3, 4, 11)
 PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
 
 
-def suit_of(card: Card) -> Suit:
-    return card >> 3
 
 
-def rank_of(card: Card) -> int:
-    return card & 7
 
 
 def card_name(card: Card) -> str:
@@ -125,14 +121,3 @@ STRENGTH: tuple[tuple[int, ...], ...] = tuple(
 BEATS: tuple[tuple[Mask, ...], ...] = tuple(
     tuple(_beats(c, k) for c in range(32)) for k in range(6)
 )
-
-
-def points_of(mask: Mask, contract: Contract) -> int:
-    """Card points of a set of cards under a contract."""
-    table = POINTS[contract]
-    return sum(table[c] for c in cards_of(mask))
-
-
-def deck_order() -> list[Card]:
-    """The 32 cards in a fixed order, the start of every shuffle."""
-    return list(range(32))

@@ -118,6 +118,8 @@ class Deal:
     def __init__(self, options: Options, dealer: int, deck: Sequence[Card]) -> None:
         if sorted(deck) != list(range(32)):
             raise ValueError("a deck must hold each of the 32 cards once")
+        if dealer not in range(4):
+            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.options = options
         self.dealer = dealer
         self.deck = tuple(deck)
@@ -173,6 +175,7 @@ class Deal:
         else:
             self._deal_packets(20, (3, 3, 3, 3))
         self.dealt = list(self.hands)
+        self._legal = -1
         self._beats = BEATS[self.contract]
         self._points = POINTS[self.contract]
         self._declaring = not self.options.classic and self.contract != NO_TRUMPS
@@ -193,7 +196,9 @@ class Deal:
         return None if self.phase == OVER else self.to_move
 
     def legal_card_mask(self) -> Mask:
-        """The cards the player to move may play now (play phase only)."""
+        """The cards the player to move may play now; no card outside the play phase."""
+        if self.phase != PLAY:
+            return 0
         legal = self._legal
         if legal < 0:
             seat = self.to_move
@@ -409,15 +414,16 @@ class Deal:
 
     # ----------------------------------------------------------------- results
 
+    def scoring_declarations(self) -> tuple[list[int], list[list[int]]]:
+        """Points per team and the announced combination ids that score (RULES §6.4)."""
+        trump = self.contract if self.contract < NO_TRUMPS else None
+        return resolve(self.announcements, trump, self.options)
+
     def tally(self) -> Tally:
         """The raw facts the scoring needs; only for a deal played to the end."""
         assert self.phase == OVER and self.contract != _NO_CONTRACT
         valat = 0 if self.tricks_won[1] == 0 else 1 if self.tricks_won[0] == 0 else None
-        declarations = (0, 0)
-        if self.announcements:
-            trump = self.contract if self.contract < NO_TRUMPS else None
-            points, _ = resolve(self.announcements, trump, self.options)
-            declarations = (points[0], points[1])
+        points, _ = self.scoring_declarations()
         belots = [0, 0]
         for seat, _suit in self.belots:
             belots[seat & 1] += 1
@@ -426,7 +432,7 @@ class Deal:
             bidder=self.declarer,
             multiplier=self.multiplier,
             card_points=(self.points[0], self.points[1]),
-            declarations=declarations,
+            declarations=(points[0], points[1]),
             belots=(belots[0], belots[1]),
             valat=valat,
         )

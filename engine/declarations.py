@@ -146,10 +146,6 @@ def open_combos(full_sets: list[frozenset[int]], announced: frozenset[int]) -> l
     return sorted({i for full in full_sets if announced <= full for i in full - announced})
 
 
-def announceable(hand: Mask, announced: frozenset[int], options: Options) -> list[int]:
-    """Combinations still open to announce, given those already announced from this hand."""
-    return open_combos(decompositions(hand, options), announced)
-
 
 Key = tuple[int, ...]
 Announcement = tuple[int, int]  # (seat, combo id)
@@ -211,9 +207,3 @@ def _break_tie(tied: list[Announcement], trump: int | None, options: Options) ->
     if len(in_trump) == 1:
         return in_trump.pop()
     return tied[0][0] % 2
-
-
-def describe(ids: Iterable[int]) -> str:
-    return ", ".join(COMBOS[i].text() for i in ids)
-
-

@@ -39,6 +39,8 @@ class Match:
     ) -> None:
         self.options = options or Options.make()
         self.rng = random.Random(seed)
+        if dealer not in (None, 0, 1, 2, 3):
+            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.first_dealer = self.rng.randrange(4) if dealer is None else dealer
         self.auto_deal = auto_deal
         self.deals: list[Deal] = []
@@ -91,7 +93,13 @@ class Match:
             raise GameOverError("the match is over")
         if self.deals and not self.deals[-1].is_over:
             raise WrongPhaseError("the current deal is not over")
-        deal = Deal(self.options, self.next_dealer, self.next_deck() if deck is None else deck)
+        if deck is None:
+            deck = self.next_deck()
+        elif self.deals and not self.options.reshuffle_each_deal:
+            gathered = self.deals[-1].gathered()
+            if not any(list(deck) == cut(gathered, k) for k in range(MIN_CUT, 33 - MIN_CUT)):
+                raise ValueError("deck is not a cut of the previous deal's gathered cards")
+        deal = Deal(self.options, self.next_dealer, deck)
         self.deals.append(deal)
         self.deal = deal
         return deal

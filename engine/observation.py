@@ -1,9 +1,9 @@
 """What one seat may see: its own hand, public cards and public history, nothing else.
 
 Like boardgame.io's ``playerView``, this is the only way hidden state leaves the engine:
-the bots decide from it and the server sends it.  Announced combinations are public by
-their kind ("tierce") while the deal is played; their cards are shown to the other seats
-only once the deal is over.
+the bots decide from it and the server sends it.  An announced combination is public by
+what is said aloud, its kind and value ("tierce", 20); its cards are shown to the other
+seats, with whether it scored, only once the deal is over (RULES §6.3).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import ANNOUNCE, BID, Action, action_name
 from .cards import CONTRACT_NAMES, SUITS, Card, Mask, card_name, cards_of
+from .deal import Deal
 from .declarations import COMBOS
 from .options import Options
 from .scoring import DealResult
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class Announcement:
     seat: int
-    kind: str  # tierce, quarte, quint, carre-X
+    kind: str  # tierce, quarte, quint or carre
+    value: int
     cards: Mask | None  # None while hidden from the viewer
+    scored: bool | None  # None until the deal is over
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,7 @@ class Observation:
     leader: int  # of the current trick
     trick: tuple[Card, ...]
     announcements: tuple[Announcement, ...]
+    previous: tuple[Announcement, ...]  # the last finished deal's, revealed
     belots: tuple[tuple[int, int], ...]  # (seat, suit)
     legal_actions: tuple[Action, ...]
     totals: tuple[int, int]
@@ -78,14 +82,8 @@ class Observation:
                 for leader, cards in self.tricks
             ],
             "trick": {"leader": self.leader, "cards": [card_name(c) for c in self.trick]},
-            "announcements": [
-                {
-                    "seat": a.seat,
-                    "kind": a.kind,
-                    "cards": None if a.cards is None else [card_name(c) for c in cards_of(a.cards)],
-                }
-                for a in self.announcements
-            ],
+            "announcements": [_announcement(a) for a in self.announcements],
+            "previous_announcements": [_announcement(a) for a in self.previous],
             "belots": [{"seat": s, "suit": SUITS[suit]} for s, suit in self.belots],
             "legal_actions": [action_name(a) for a in self.legal_actions],
             "totals": list(self.totals),
@@ -96,15 +94,35 @@ class Observation:
         }
 
 
+def _announcement(a: Announcement) -> dict[str, Any]:
+    cards = None if a.cards is None else [card_name(c) for c in cards_of(a.cards)]
+    return {"seat": a.seat, "kind": a.kind, "value": a.value, "cards": cards, "scored": a.scored}
+
+
+def announcements(deal: Deal, viewer: int) -> tuple[Announcement, ...]:
+    """A deal's announcements as ``viewer`` may see them."""
+    options = deal.options
+    scored: set[int] = set()
+    if deal.is_over:
+        _, ids = deal.scoring_declarations()
+        scored = set(ids[0]) | set(ids[1])
+    return tuple(
+        Announcement(
+            seat,
+            "carre" if COMBOS[i].is_carre else COMBOS[i].kind(),
+            COMBOS[i].value(options),
+            COMBOS[i].mask if deal.is_over or seat == viewer else None,
+            (i in scored) if deal.is_over else None,
+        )
+        for seat, i in deal.announcements
+    )
+
+
 def observe(match: Match, seat: int) -> Observation:
     deal = match.deal
     if deal is None:
         raise ValueError("the match has no deal yet")
-    over = deal.is_over
-    announcements = tuple(
-        Announcement(s, COMBOS[combo].kind(), COMBOS[combo].mask if over or s == seat else None)
-        for s, combo in deal.announcements
-    )
+    finished = [d for d in match.deals[-2:] if d.is_over and d is not deal]
     has_contract = deal.contract >= 0
     return Observation(
         options=match.options,
@@ -123,7 +141,8 @@ def observe(match: Match, seat: int) -> Observation:
         tricks=tuple(deal.tricks),
         leader=deal.leader,
         trick=tuple(deal.trick),
-        announcements=announcements,
+        announcements=announcements(deal, seat),
+        previous=announcements(finished[-1], seat) if finished else (),
         belots=tuple(deal.belots),
         legal_actions=tuple(match.legal_actions()) if match.current_player() == seat else (),
         totals=match.totals,

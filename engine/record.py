@@ -14,7 +14,7 @@ from .cards import CONTRACT_NAMES, card_name, parse_card
 from .deal import Deal
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
-from .match import MIN_CUT, Match, cut
+from .match import Match
 from .options import VARIANTS, Options
 from .scoring import UNFINISHED, DealResult
 
@@ -61,6 +61,8 @@ def deal_record(deal: Deal) -> dict[str, Any]:
 
 def write_record(match: Match, **extra: Any) -> dict[str, Any]:
     """The record of ``match`` so far; ``extra`` adds top-level keys such as ``seats``."""
+    if reserved := {"format", "variant", "options", "deals"} & set(extra):
+        raise ValueError(f"{sorted(reserved)[0]!r} is written by the match itself")
     record: dict[str, Any] = {"format": FORMAT, "variant": match.options.variant}
     if match.options.changed():
         record["options"] = match.options.changed()
@@ -96,7 +98,8 @@ def replay(doc: Any) -> Match:
     if not isinstance(deals, list):
         raise RecordError(0, 0, "deals must be a list")
     first = deals[0].get("dealer") if deals and isinstance(deals[0], dict) else 0
-    match = Match(options, dealer=first if first in range(4) else 0, auto_deal=False)
+    valid_first = type(first) is int and first in range(4)
+    match = Match(options, dealer=first if valid_first else 0, auto_deal=False)
     for i, entry in enumerate(deals):
         _replay_deal(match, i, entry, last=i == len(deals) - 1)
     return match
@@ -111,14 +114,13 @@ def _replay_deal(match: Match, i: int, entry: Any, last: bool) -> None:
         raise RecordError(i, 0, "the match was already won")
     dealer = entry.get("dealer")
     if type(dealer) is not int or dealer != match.next_dealer:
-        raise RecordError(i, 0, f"dealer must be {match.next_dealer}, not {dealer!r}")
+        expected = "0, 1, 2 or 3" if i == 0 else str(match.next_dealer)
+        raise RecordError(i, 0, f"dealer must be {expected}, not {dealer!r}")
     deck = _read_deck(i, entry.get("deck"))
-    previous = match.deal
-    if previous is not None and not match.options.reshuffle_each_deal:
-        gathered = previous.gathered()
-        if not any(deck == cut(gathered, k) for k in range(MIN_CUT, 33 - MIN_CUT)):
-            raise RecordError(i, 0, "deck is not a cut of the previous deal's gathered cards")
-    deal = match.start_deal(deck)
+    try:
+        deal = match.start_deal(deck)
+    except ValueError as e:
+        raise RecordError(i, 0, str(e)) from None
     actions = entry.get("actions")
     if not isinstance(actions, list):
         raise RecordError(i, 0, "actions must be a list")

@@ -105,8 +105,8 @@ def _score_bulgarian(t: Tally, pool: int, options: Options) -> tuple[str, tuple[
     out = [0, 0]
     multiplier = t.multiplier
     if t.valat is not None and not options.valat_multiplied:
-        multiplier = 1
-    if t.multiplier > 1:
+        multiplier = 1  # [NIK]: the double is ignored, the deal scores as undoubled
+    if multiplier > 1:
         if raw[0] == raw[1]:
             return HANGING, (0, 0), pool + round_total(total) * multiplier
         winner = 0 if raw[0] > raw[1] else 1

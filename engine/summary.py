@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .cards import ALL_TRUMPS, CONTRACT_NAMES, NO_TRUMPS, RANKS
+from .cards import ALL_TRUMPS, CONTRACT_NAMES, NO_TRUMPS, POINTS, RANKS
 from .declarations import CARRE_VALUE
 from .options import Options
 from .record import read_options
-from .scoring import DealResult, Tally, card_total, score_deal
+from .scoring import LAST_TRICK, DealResult, Tally, card_total, score_deal
 
 _KEYS = {"variant", "options", "contract", "bidder_team", "multiplier", "card_points",
          "declarations", "belot", "valat", "carry_in"}
@@ -37,6 +37,10 @@ def score_summary(doc: Any) -> DealResult:
     points = _pair(doc, "card_points")
     if sum(points) != card_total(contract):
         raise ValueError(f"card_points must add up to {card_total(contract)} in {name}")
+    reachable = _REACHABLE[contract]
+    if not any(points[last] - LAST_TRICK in reachable and points[1 - last] in reachable
+               for last in (0, 1)):
+        raise ValueError(f"no set of tricks gives card_points {points[0]} and {points[1]}")
     valat = doc.get("valat")
     if valat is not None:
         _choice(doc, "valat", (0, 1))
@@ -71,6 +75,28 @@ def _pair(doc: dict[str, Any], key: str, default: list[int] | None = None) -> li
     return value
 
 
+_MIN_CARDS = {"tierce": 3, "quarte": 4, "quint": 5}
+
+
+def _check_fits(team: list[str]) -> None:
+    """A team holds 16 cards in two hands: at most one quint and two runs a hand."""
+    runs = [n for n in team if n in _MIN_CARDS]
+    cards = sum(_MIN_CARDS.get(n, 4) for n in team)
+    if team.count("quint") > 2 or len(runs) > 4 or cards > 16:
+        raise ValueError(f"two hands of eight cards cannot hold {', '.join(team)}")
+
+
+def _reachable(contract: int) -> frozenset[int]:
+    """Every card-point total some set of tricks can hold under a contract."""
+    sums = 1
+    for card in range(32):
+        sums |= sums << POINTS[contract][card]
+    return frozenset(v for v in range(sums.bit_length()) if sums >> v & 1)
+
+
+_REACHABLE = tuple(_reachable(k) for k in range(6))
+
+
 def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int]:
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(team, list) for team in value)):
@@ -79,11 +105,13 @@ def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int
     if names and (options.classic or contract == NO_TRUMPS):
         raise ValueError(f"no declarations score in {'classic' if options.classic else 'NT'}")
     for n in names:
-        if n not in _VALUES:
+        if not isinstance(n, str) or n not in _VALUES:
             raise ValueError(f"unknown combination {n!r}")
     carres = Counter(n for n in names if n.startswith("carre"))
     if any(count > 1 for count in carres.values()):
         raise ValueError("each carré exists once in the deck")
+    for team in value:
+        _check_fits(team)
     if options.declaration_resolution == "per_category":
         for category in (_RUN_VALUES.keys(), carres.keys()):
             if all(any(n in category for n in team) for team in value):
