@@ -1,0 +1,925 @@
+"""Property tests of the rules engine: random matches of both variants with random flags.
+
+The expectations are computed by a small reference written here from RULES.md (§1.3-§1.6
+trick winner and card values, §3 dealing, §4 auction, §5.2/§5.3 legal cards, §6
+declarations and belot, §7/§8 scoring and end of match) on card *names* and lists, never
+by calling the engine function under test.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from engine.actions import ANNOUNCE, END, Action
+from engine.deal import Deal, legal_cards
+from engine.declarations import COMBOS
+from engine.errors import IllegalActionError
+from engine.match import Match
+from engine.options import Options
+from engine.record import replay, replay_report, write_record
+from engine.scoring import Tally, score_deal
+from tests.strategies import (
+    FLAGS,
+    VARIANTS,
+    any_options,
+    options_for,
+    play_random_match,
+    random_match_steps,
+    seeds,
+)
+
+# ====================================================================== reference (RULES)
+
+RANKS = "789TJQKA"
+SUITS = "CDHS"
+CONTRACTS = ("C", "D", "H", "S", "NT", "AT")
+TRUMP_ORDER = "78QKTA9J"  # weakest -> strongest (§1.3)
+PLAIN_ORDER = "789JQKTA"
+TRUMP_VALUE = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
+PLAIN_VALUE = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
+CARRE_ORDER = "QKTA9J"  # weakest -> strongest (§1.5)
+CARRE_VALUE = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}
+DEAL_TOTAL = {"NT": 130, "AT": 258}  # card points + last trick; suits 162 (§1.4)
+CALL_NAMES = {64: "C", 65: "D", 66: "H", 67: "S", 68: "NT", 69: "AT",
+              70: "pass", 71: "double", 72: "redouble"}
+CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][CDHS](?![A-Za-z0-9])")
+
+
+def name(card: int) -> str:
+    """RULES notation of the engine's card int (suit * 8 + rank, engine_api.md)."""
+    return RANKS[card % 8] + SUITS[card // 8]
+
+
+def names_of(mask: int) -> list[str]:
+    return [name(c) for c in range(32) if mask >> c & 1]
+
+
+def is_trump(card: str, contract: str) -> bool:
+    return contract == "AT" or card[1] == contract
+
+
+def strength(card: str, contract: str) -> int:
+    return (TRUMP_ORDER if is_trump(card, contract) else PLAIN_ORDER).index(card[0])
+
+
+def value(card: str, contract: str) -> int:
+    return (TRUMP_VALUE if is_trump(card, contract) else PLAIN_VALUE)[card[0]]
+
+
+def winner(trick: list[str], contract: str) -> int:
+    """Index in ``trick`` of the card that wins (so far), §1.6."""
+    best = 0
+    for i in range(1, len(trick)):
+        c, b = trick[i], trick[best]
+        ruffs = contract in SUITS and c[1] == contract and b[1] != contract
+        if ruffs or (c[1] == b[1] and strength(c, contract) > strength(b, contract)):
+            best = i
+    return best
+
+
+def ref_legal_cards(hand: list[str], trick: list[str], contract: str, opts: Options) -> set[str]:
+    """RULES §5.2 (bulgarian) / §5.3 (classic, with its two flags)."""
+    if not trick:
+        return set(hand)
+    led = trick[0][1]
+    follow = [c for c in hand if c[1] == led]
+    if follow:
+        if contract == "AT" or led == contract:
+            top = max((c for c in trick if c[1] == led), key=lambda c: strength(c, contract))
+            higher = [c for c in follow if strength(c, contract) > strength(top, contract)]
+            return set(higher or follow)
+        return set(follow)
+    if contract in ("NT", "AT"):
+        return set(hand)
+    trumps = [c for c in hand if c[1] == contract]
+    if not trumps:
+        return set(hand)
+    partner_winning = (len(trick) - winner(trick, contract)) % 2 == 0
+    on_table = [c for c in trick if c[1] == contract]
+    top_t = max(on_table, key=lambda c: strength(c, contract)) if on_table else None
+    over = [c for c in trumps
+            if top_t is not None and strength(c, contract) > strength(top_t, contract)]
+    if not opts.classic:
+        if partner_winning:
+            return set(hand)
+        if top_t is not None:
+            return set(over or hand)
+        return set(trumps)
+    if partner_winning:
+        if top_t is None or not opts.partner_ruff_no_undertrump:
+            return set(hand)
+        allowed = [c for c in hand if c[1] != contract] + over
+        return set(allowed or hand)
+    if top_t is not None:
+        if over:
+            return set(over)
+        return set(trumps if opts.undertrump_on_opponent_ruff == "compulsory" else hand)
+    return set(trumps)
+
+
+def ref_hands(deck: list[str], dealer: int, classic: bool, taker: int | None) -> list[set[str]]:
+    """The eight-card hands dealt from ``deck`` (§3.2, §3.3)."""
+    order = [(dealer + 1 + i) % 4 for i in range(4)]
+    hands: list[set[str]] = [set(), set(), set(), set()]
+    pos = 0
+    for size in (3, 2):
+        for seat in order:
+            hands[seat] |= set(deck[pos:pos + size])
+            pos += size
+    if not classic:
+        for seat in order:
+            hands[seat] |= set(deck[pos:pos + 3])
+            pos += 3
+        return hands
+    assert taker is not None
+    hands[taker].add(deck[20])
+    pos = 21
+    for seat in order:
+        size = 2 if seat == taker else 3
+        hands[seat] |= set(deck[pos:pos + size])
+        pos += size
+    return hands
+
+
+@dataclass
+class Auction:
+    contract: str | None
+    declarer: int | None
+    multiplier: int
+    calls: list[tuple[int, str]]
+
+
+def ref_auction(history: Iterable[tuple[int, Action]]) -> Auction:
+    calls = [(s, CALL_NAMES[a]) for s, a in history if a in CALL_NAMES]
+    contract: str | None = None
+    declarer: int | None = None
+    multiplier = 1
+    for seat, call in calls:
+        if call in CONTRACTS:
+            contract, declarer, multiplier = call, seat, 1
+        elif call == "double":
+            multiplier = 2
+        elif call == "redouble":
+            multiplier = 4
+    return Auction(contract, declarer, multiplier, calls)
+
+
+def ref_legal_calls(deal: Deal) -> set[str]:
+    """§4.1 / §4.2: the calls open to the player to move."""
+    auction = ref_auction(deal.history)
+    me = deal.to_move
+    if deal.options.classic:
+        assert deal.turned is not None
+        u = name(deal.turned)[1]
+        if len(auction.calls) < 4:
+            return {u, "pass"}
+        return {s for s in SUITS if s != u} | {"pass"}
+    calls = {"pass"}
+    k = auction.contract
+    calls |= {x for x in CONTRACTS if k is None or CONTRACTS.index(x) > CONTRACTS.index(k)}
+    if k is not None:
+        assert auction.declarer is not None
+        same_team = (me - auction.declarer) % 2 == 0
+        if auction.multiplier == 1 and not same_team:
+            calls.add("double")
+        if auction.multiplier == 2 and same_team:
+            calls.add("redouble")
+    return calls
+
+
+def combo_cards(combo_id: int) -> frozenset[str]:
+    return frozenset(names_of(COMBOS[combo_id].mask))
+
+
+def runs(cards: Iterable[str]) -> list[frozenset[str]]:
+    """Maximal runs of three or more in natural order, per suit (§6.2)."""
+    cards = set(cards)
+    found = []
+    for suit in SUITS:
+        run: list[str] = []
+        for rank in RANKS + "-":
+            if rank + suit in cards:
+                run.append(rank + suit)
+                continue
+            if len(run) >= 3:
+                found.append(frozenset(run))
+            run = []
+    return found
+
+
+def ref_declaration_sets(hand: set[str], opts: Options) -> list[frozenset[frozenset[str]]]:
+    """Every full declaration of a hand (§6.2 and the ``overlap_policy`` flag)."""
+    carres = [r for r in CARRE_ORDER if all(r + s in hand for s in SUITS)]
+    if opts.overlap_policy == "carre_first":
+        kept_choices = [carres]
+    else:
+        kept_choices = [[r for i, r in enumerate(carres) if bits >> i & 1]
+                        for bits in range(1 << len(carres))]
+    sets = []
+    for kept in kept_choices:
+        rest = {c for c in hand if c[0] not in kept}
+        sets.append(frozenset([frozenset(r + s for s in SUITS) for r in kept] + runs(rest)))
+    return sets
+
+
+def ref_announceable(hand: set[str], announced: set[frozenset[str]],
+                     opts: Options) -> set[frozenset[str]]:
+    out: set[frozenset[str]] = set()
+    for full in ref_declaration_sets(hand, opts):
+        if announced <= full:
+            out |= full - announced
+    return out
+
+
+def is_carre(cards: frozenset[str]) -> bool:
+    return len({c[0] for c in cards}) == 1
+
+
+def combo_value(cards: frozenset[str], opts: Options) -> int:
+    if is_carre(cards):
+        return CARRE_VALUE[next(iter(cards))[0]]
+    n = len(cards)
+    if n == 8 and opts.long_run == "quint_plus_tierce_for_8":
+        return 120
+    return {3: 20, 4: 50}.get(n, 100)
+
+
+def seq_key(cards: frozenset[str]) -> tuple[int, int]:
+    return len(cards), max(RANKS.index(c[0]) for c in cards)
+
+
+def ref_declarations(
+    announced: list[tuple[int, frozenset[str]]], contract: str, opts: Options
+) -> tuple[int, int]:
+    """Points of the declarations that score, per team (§6.4 and its two flags)."""
+    trump = contract if contract in SUITS else None
+
+    def key(cards: frozenset[str]) -> tuple[int, ...]:
+        if opts.declaration_resolution == "single":
+            if is_carre(cards):
+                return combo_value(cards, opts), 1, CARRE_ORDER.index(next(iter(cards))[0])
+            return (combo_value(cards, opts), 0, *seq_key(cards))
+        if is_carre(cards):
+            return (CARRE_ORDER.index(next(iter(cards))[0]),)
+        return seq_key(cards)
+
+    if opts.declaration_resolution == "single":
+        groups = [announced]
+    else:
+        groups = [[a for a in announced if not is_carre(a[1])],
+                  [a for a in announced if is_carre(a[1])]]
+    points = [0, 0]
+    for group in groups:
+        best = [max((key(c) for s, c in group if s % 2 == t), default=None) for t in (0, 1)]
+        if best[0] is None and best[1] is None:
+            continue
+        if best[0] is None:
+            scorer = 1
+        elif best[1] is None:
+            scorer = 0
+        elif best[0] != best[1]:
+            scorer = 0 if best[0] > best[1] else 1
+        else:  # equal best sequences
+            if opts.equal_sequences == "cancel":
+                continue
+            tied = [(s, c) for s, c in group if key(c) == best[0]]
+            in_trump = {s % 2 for s, c in tied if trump is not None and next(iter(c))[1] == trump}
+            scorer = in_trump.pop() if len(in_trump) == 1 else tied[0][0] % 2
+        points[scorer] += sum(combo_value(c, opts) for s, c in group if s % 2 == scorer)
+    return points[0], points[1]
+
+
+def r_tens(x: int, contract: str, low: bool) -> int:
+    """§7.2 ``R``; ``low`` is the LOW role."""
+    q, r = divmod(x, 10)
+    if contract == "NT":
+        up = r >= 5
+    elif contract == "AT":
+        up = r >= 5 or (r == 4 and low)
+    else:
+        up = r >= 7 or (r == 6 and low)
+    return q + (1 if up else 0)
+
+
+def r_total(t: int) -> int:
+    return (t + 5) // 10
+
+
+@dataclass
+class Expected:
+    outcome: str
+    score: tuple[int, int]
+    hanging: int
+
+
+def ref_score_bulgarian(
+    contract: str, bidder_team: int, m: int, cp: tuple[int, int], decl: tuple[int, int],
+    belots: tuple[int, int], valat: int | None, pool: int, opts: Options,
+) -> Expected:
+    """§7.1-§7.7; with ``valat_multiplied = false`` a valat deal is scored undoubled."""
+    raw = [cp[t] * (2 if contract == "NT" else 1) + decl[t] + 20 * belots[t]
+           + (90 if valat == t else 0) for t in (0, 1)]
+    total = raw[0] + raw[1]
+    if valat is not None and not opts.valat_multiplied:
+        m = 1
+    b, d = bidder_team, 1 - bidder_team
+    s = [0, 0]
+    if m == 1:
+        if raw[b] > raw[d]:
+            s[b] = r_tens(raw[b], contract, False) + pool
+            s[d] = r_tens(raw[d], contract, True)
+            return Expected("made", (s[0], s[1]), 0)
+        if raw[b] < raw[d]:
+            s[d] = r_total(total) + pool
+            return Expected("failed", (s[0], s[1]), 0)
+        s[d] = r_tens(raw[d], contract, False)
+        return Expected("hanging", (s[0], s[1]), pool + r_tens(raw[b], contract, True))
+    if raw[0] == raw[1]:
+        return Expected("hanging", (0, 0), pool + r_total(total) * m)
+    w = 0 if raw[0] > raw[1] else 1
+    s[w] = r_total(total) * m + pool
+    return Expected("made" if w == b else "failed", (s[0], s[1]), 0)
+
+
+def ref_score_classic(
+    bidder_team: int, cp: tuple[int, int], belots: tuple[int, int], valat: int | None,
+    pool: int, opts: Options,
+) -> Expected:
+    """§8.1-§8.2 and the flags ``belote_counts_for_contract`` and ``litige``."""
+    cs = [(252 if valat == t else cp[t]) for t in (0, 1)]
+    bel = [20 * belots[0], 20 * belots[1]]
+    tot = [cs[0] + bel[0], cs[1] + bel[1]]
+    judged = tot if opts.belote_counts_for_contract else cs
+    b, d = bidder_team, 1 - bidder_team
+    s = [0, 0]
+    if judged[b] == judged[d] and opts.litige == "carry":
+        s[b], s[d] = bel[b], tot[d]
+        return Expected("hanging", (s[0], s[1]), pool + cs[b])
+    made = judged[b] > judged[d] or (judged[b] == judged[d] and opts.litige == "takers_make")
+    if made:
+        s[b], s[d] = tot[b] + pool, tot[d]
+        return Expected("made", (s[0], s[1]), 0)
+    s[b] = bel[b]
+    s[d] = (252 if valat == d else 162) + bel[d] + pool
+    return Expected("failed", (s[0], s[1]), 0)
+
+
+# ====================================================================== helpers
+
+# A seed shrinks to another, unrelated match: the match-based tests do not shrink, and
+# say which options and seed failed (see ``context``).
+MATCH_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
+
+
+@contextmanager
+def context(options: Options, seed: int) -> Iterator[None]:
+    try:
+        yield
+    except AssertionError as e:
+        raise AssertionError(
+            f"{e}\n[variant {options.variant}, flags {options.applicable()}, seed {seed}]"
+        ) from e
+
+
+
+def deal_trick_cards(deal: Deal) -> list[tuple[int, str]]:
+    """(seat, card) of every card played so far, from the deal's history."""
+    return [(s, name(a % 32)) for s, a in deal.history if a < 64]
+
+
+def announced_by(deal: Deal) -> list[tuple[int, frozenset[str]]]:
+    return [(s, combo_cards(a - ANNOUNCE)) for s, a in deal.history if a >= ANNOUNCE]
+
+
+def expected_legal_actions(deal: Deal) -> set[str]:
+    """Every action open to the player to move, by the reference, in readable form."""
+    if deal.phase == "auction":
+        return ref_legal_calls(deal)
+    assert deal.phase == "play"
+    opts = deal.options
+    contract = CONTRACTS[deal.contract]
+    me = deal.to_move
+    hand = names_of(deal.hands[me])
+    trick = [name(c) for c in deal.trick]
+    out = set(ref_legal_cards(hand, trick, contract, opts))
+    for card in list(out):
+        partner_card = ("K" if card[0] == "Q" else "Q") + card[1]
+        if (card[0] in "QK" and contract != "NT" and is_trump(card, contract)
+                and partner_card in hand
+                and (contract != "AT" or not trick or trick[0][1] == card[1])):
+            out.add(card + "+belot")
+    if not opts.classic and contract != "NT" and not deal.tricks:
+        mine = {c for s, c in announced_by(deal) if s == me}
+        for combo in ref_announceable(set(names_of(deal.dealt[me])), mine, opts):
+            out.add("announce " + combo_text(combo))
+    return out
+
+
+def combo_text(cards: Iterable[str]) -> str:
+    return " ".join(sorted(cards, key=lambda c: (SUITS.index(c[1]), RANKS.index(c[0]))))
+
+
+def readable(action: int) -> str:
+    if action < 32:
+        return name(action)
+    if action < 64:
+        return name(action - 32) + "+belot"
+    if action in CALL_NAMES:
+        return CALL_NAMES[action]
+    return "announce " + combo_text(combo_cards(action - ANNOUNCE))
+
+
+def actions_done(match: Match) -> int:
+    return sum(len(d.history) for d in match.deals)
+
+
+def snapshot(match: Match) -> Any:
+    return (
+        [match.observation(s).to_dict() for s in range(4)],
+        match.legal_actions(),
+        match.current_player(),
+        match.totals,
+        len(match.deals),
+    )
+
+
+def deal_state(deal: Deal) -> Any:
+    return (
+        list(deal.hands), list(deal.trick), list(deal.tricks), list(deal.points),
+        list(deal.tricks_won), deal.to_move, deal.leader, deal.win_seat, deal.win_card,
+        deal.phase, list(deal.belots), deal.legal_actions(),
+    )
+
+
+# ====================================================================== tests
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_flags_match_rules(variant: str) -> None:
+    """The engine knows exactly the flags of RULES §9, with their defaults and values."""
+    default = Options.make(variant)
+    applicable = default.applicable()
+    assert set(applicable) == set(FLAGS[variant])
+    for flag, values in FLAGS[variant].items():
+        if flag != "target_score":
+            assert applicable[flag] == values[0], flag
+        for v in values:
+            assert getattr(Options.make(variant, **{flag: v}), flag) == v
+        with pytest.raises(ValueError):
+            Options.make(variant, **{flag: "no-such-value"})
+    other = FLAGS["classic" if variant == "bulgarian" else "bulgarian"]
+    for flag, values in other.items():
+        if flag not in FLAGS[variant]:
+            with pytest.raises(ValueError):
+                Options.make(variant, **{flag: values[0]})
+    assert applicable["target_score"] == (151 if variant == "bulgarian" else 1000)
+
+
+def check_finished_deal(match: Match, i: int, carry_in: int) -> int:
+    """Check deal ``i`` of ``match`` against the reference; returns the pool after it."""
+    deal, result = match.deals[i], match.results[i]
+    opts = match.options
+    auction = ref_auction(deal.history)
+    if auction.contract is None:
+        assert result.outcome == "redeal"
+        assert result.score == (0, 0)
+        assert result.hanging == carry_in
+        assert len(auction.calls) == (8 if opts.classic else 4)
+        assert all(c == "pass" for _, c in auction.calls)
+        return carry_in
+    contract = auction.contract
+    assert auction.declarer is not None
+    assert (result.contract, result.bidder, result.multiplier) == (
+        CONTRACTS.index(contract), auction.declarer, auction.multiplier)
+    taker = auction.declarer if opts.classic else None
+    hands = ref_hands([name(c) for c in deal.deck], deal.dealer, opts.classic, taker)
+    assert [set(names_of(h)) for h in deal.dealt] == hands
+
+    # the eight tricks: who leads, who wins, what they are worth (§1.6, §5.1)
+    played = deal_trick_cards(deal)
+    assert len(played) == 32
+    cp = [0, 0]
+    tricks_won = [0, 0]
+    leader = (deal.dealer + 1) % 4
+    for t in range(8):
+        trick = played[4 * t:4 * t + 4]
+        assert [s for s, _ in trick] == [(leader + k) % 4 for k in range(4)]
+        cards = [c for _, c in trick]
+        assert all(c in hands[s] for s, c in trick)
+        leader = trick[winner(cards, contract)][0]
+        cp[leader % 2] += sum(value(c, contract) for c in cards) + (10 if t == 7 else 0)
+        tricks_won[leader % 2] += 1
+    assert cp[0] + cp[1] == DEAL_TOTAL.get(contract, 162)
+    assert result.card_points == (cp[0], cp[1])
+    assert [(ld, tuple(name(c) for c in cs)) for ld, cs in deal.tricks] == [
+        (played[4 * t][0], tuple(c for _, c in played[4 * t:4 * t + 4])) for t in range(8)]
+    valat = 0 if tricks_won[1] == 0 else 1 if tricks_won[0] == 0 else None
+    assert result.valat == valat
+
+    # announcements: only in bulgarian suit/AT deals, from the seat's own dealt hand
+    announced = announced_by(deal)
+    if opts.classic or contract == "NT":
+        assert not announced
+    for seat in range(4):
+        mine = [c for s, c in announced if s == seat]
+        assert len(set(mine)) == len(mine)
+        assert any(set(mine) <= full for full in ref_declaration_sets(hands[seat], opts))
+    decl = ref_declarations(announced, contract, opts) if announced else (0, 0)
+    assert result.declarations == decl
+
+    # belots: K+Q of a trump suit in one hand, announced with the first of the two
+    belots = [0, 0]
+    for k, (seat, action) in enumerate(deal.history):
+        if not 32 <= action < 64:
+            continue
+        card = name(action - 32)
+        other = ("K" if card[0] == "Q" else "Q") + card[1]
+        assert card[0] in "QK" and contract != "NT" and is_trump(card, contract)
+        assert other in hands[seat]
+        earlier = [name(a % 32) for s, a in deal.history[:k] if s == seat and a < 64]
+        assert other not in earlier
+        belots[seat % 2] += 1
+    assert result.belot == (20 * belots[0], 20 * belots[1])
+
+    if opts.classic:
+        exp = ref_score_classic(auction.declarer % 2, (cp[0], cp[1]), (belots[0], belots[1]),
+                                valat, carry_in, opts)
+        cs_sum = 252 if valat is not None else 162
+        assert sum(result.score) + result.hanging == cs_sum + 20 * sum(belots) + carry_in
+    else:
+        exp = ref_score_bulgarian(contract, auction.declarer % 2, auction.multiplier,
+                                  (cp[0], cp[1]), decl, (belots[0], belots[1]), valat,
+                                  carry_in, opts)
+        factor = 2 if contract == "NT" else 1
+        t = factor * (cp[0] + cp[1]) + decl[0] + decl[1] + 20 * sum(belots)
+        t += 90 if valat is not None else 0
+        m = 1 if valat is not None and not opts.valat_multiplied else auction.multiplier
+        # §7.2-§7.4: no ten is created or lost
+        assert sum(result.score) + result.hanging == r_total(t) * m + carry_in
+    assert (result.outcome, result.score, result.hanging) == (
+        exp.outcome, exp.score, exp.hanging), f"deal {i}: {result} != {exp}, {opts}"
+    return result.hanging
+
+
+def ref_match_end(match: Match) -> tuple[int | None, int, int]:
+    """§7.8 / §8.3 over the match's results: (winner, deals played until then, target)."""
+    opts = match.options
+    totals = [0, 0]
+    target = opts.target_score
+    for n, r in enumerate(match.results, 1):
+        totals[0] += r.score[0]
+        totals[1] += r.score[1]
+        if r.outcome == "redeal":
+            continue
+        high = max(totals)
+        if r.valat is not None and not opts.classic:
+            if opts.valat_blocks_win == "raise_target" and high >= target:
+                target = high + 1
+            continue
+        if high >= target and totals[0] != totals[1]:
+            lead = 0 if totals[0] > totals[1] else 1
+            if opts.classic or opts.valat_blocks_win != "must_score" or r.score[lead] > 0:
+                return lead, n, target
+    return None, len(match.results), target
+
+
+@settings(max_examples=300, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds)
+def test_deals_points_and_scores(options: Options, seed: int) -> None:
+    """Card points add up to the contract's total and every deal scores as RULES §7/§8 say."""
+    with context(options, seed):
+        match = play_random_match(options, seed)
+        assert match.is_over
+        assert len(match.results) == len(match.deals)
+        pool = 0
+        for i in range(len(match.results)):
+            pool = check_finished_deal(match, i, pool)
+            if i + 1 < len(match.deals):
+                assert match.deals[i + 1].dealer == (match.deals[i].dealer + 1) % 4
+        assert match.pool == pool
+        totals = tuple(sum(r.score[t] for r in match.results) for t in (0, 1))
+        assert match.totals == totals
+        win, played, target = ref_match_end(match)
+        assert match.winner == win
+        assert played == len(match.results)
+        assert match.progress.target == target
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    options=any_options(),
+    split=st.integers(0, 1000),
+    last=st.integers(0, 1),
+    decl=st.tuples(*[st.sampled_from([0, 0, 20, 40, 50, 70, 100, 150, 200, 270])] * 2),
+    belots=st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    bidder=st.integers(0, 3),
+    multiplier=st.sampled_from([1, 2, 4]),
+    valat=st.sampled_from([None, None, None, 0, 1]),
+    pool=st.sampled_from([0, 0, 8, 16, 64, 81]),
+    contract=st.integers(0, 5),
+)
+def test_score_deal_matches_reference(
+    options: Options, split: int, last: int, decl: tuple[int, int], belots: tuple[int, int],
+    bidder: int, multiplier: int, valat: int | None, pool: int, contract: int,
+) -> None:
+    """scoring.score_deal on arbitrary (reachable-looking) tallies against §7/§8."""
+    if options.classic:
+        contract %= 4
+        multiplier = 1
+        decl = (0, 0)
+        belots = (min(belots[0], 1), 0 if belots[0] else min(belots[1], 1))
+    name_ = CONTRACTS[contract]
+    if name_ == "NT":
+        decl, belots = (0, 0), (0, 0)
+    total = DEAL_TOTAL.get(name_, 162) - 10
+    cards = split % (total + 1)
+    cp = [cards, total - cards]
+    if valat is not None:
+        cp = [total, 0] if valat == 0 else [0, total]
+        last = valat
+    cp[last] += 10
+    tally = Tally(contract, bidder, multiplier, (cp[0], cp[1]), decl, belots, valat)
+    got = score_deal(tally, pool, options)
+    if options.classic:
+        exp = ref_score_classic(bidder % 2, (cp[0], cp[1]), belots, valat, pool, options)
+    else:
+        exp = ref_score_bulgarian(name_, bidder % 2, multiplier, (cp[0], cp[1]), decl,
+                                  belots, valat, pool, options)
+    assert (got.outcome, got.score, got.hanging) == (
+        exp.outcome, exp.score, exp.hanging), f"{tally}, pool {pool}, {options}"
+    assert got.card_points == (cp[0], cp[1])
+
+
+@settings(max_examples=200, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds)
+def test_legal_actions_match_reference(options: Options, seed: int) -> None:
+    """At every step of a random match, legal_actions() is exactly the reference set."""
+    with context(options, seed):
+        for match, legal, _ in random_match_steps(options, seed):
+            deal = match.deal
+            assert deal is not None
+            if deal.phase == "auction":
+                calls = ref_auction(deal.history).calls
+                assert deal.to_move == (deal.dealer + 1 + len(calls)) % 4
+            else:
+                assert deal.to_move == (deal.leader + len(deal.trick)) % 4
+            assert legal == sorted(legal)
+            assert len(set(legal)) == len(legal)
+            got = {readable(a) for a in legal}
+            assert got == expected_legal_actions(deal), (deal.history, deal.trick)
+
+
+@st.composite
+def card_positions(draw: st.DrawFn) -> tuple[Options, list[int], list[int], int]:
+    """A random hand and a random partial trick (0..3 cards) under a random contract."""
+    options = draw(any_options())
+    cards = draw(st.permutations(range(32)))
+    trick_len = draw(st.integers(0, 3))
+    hand_len = draw(st.integers(1, 8))
+    contract = draw(st.integers(0, 3 if options.classic else 5))
+    return options, cards[:trick_len], cards[trick_len:trick_len + hand_len], contract
+
+
+@settings(max_examples=800, deadline=None)
+@given(position=card_positions())
+def test_legal_cards_match_reference(position: tuple[Options, list[int], list[int], int]) -> None:
+    """engine.deal.legal_cards against §5.2/§5.3 on random hands and tricks."""
+    options, trick, hand, contract = position
+    trick_names = [name(c) for c in trick]
+    cname = CONTRACTS[contract]
+    hand_mask = sum(1 << c for c in hand)
+    if trick:
+        w = winner(trick_names, cname)
+        win_card, partner = trick[w], (len(trick) - w) % 2 == 0
+    else:
+        win_card, partner = -1, False
+    got = legal_cards(hand_mask, trick, win_card, partner, contract, options)
+    expected = ref_legal_cards([name(c) for c in hand], trick_names, cname, options)
+    assert set(names_of(got)) == expected
+
+
+def action_space() -> list[int]:
+    return [*range(0, 73), *range(ANNOUNCE, END), -1, -33, 73, 79, END, END + 1, 10**6]
+
+
+@settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds)
+def test_actions_applied_or_refused(options: Options, seed: int) -> None:
+    """Legal actions apply; every other action is refused and changes nothing."""
+    with context(options, seed):
+        pick = random.Random(seed ^ 0x5EED)
+        checked = 0
+        space = action_space()
+        match: Match | None = None
+        for match, legal, _ in random_match_steps(options, seed):
+            if checked >= 8 or pick.random() > 0.06:
+                continue
+            checked += 1
+            before = snapshot(match)
+            for action in space:
+                if action in legal:
+                    trial = copy.deepcopy(match)
+                    trial.apply_action(action)
+                    assert actions_done(trial) == actions_done(match) + 1
+                    continue
+                with pytest.raises(IllegalActionError):
+                    match.apply_action(action)
+                assert snapshot(match) == before, action
+            mover = match.current_player()
+            assert mover is not None
+            for seat in range(4):
+                if seat != mover:
+                    with pytest.raises(IllegalActionError):
+                        match.apply_action(legal[0], seat)
+            assert snapshot(match) == before
+            trial = copy.deepcopy(match)
+            trial.apply_action(legal[0], mover)
+        assert match is not None and match.is_over
+        before = snapshot(match)
+        for action in space:
+            with pytest.raises(IllegalActionError):
+                match.apply_action(action)
+        assert snapshot(match) == before
+
+
+@settings(max_examples=50, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds)
+def test_push_pop_restores(options: Options, seed: int) -> None:
+    """push/pop of every legal card leaves the deal as it was; so do push runs then pops."""
+    with context(options, seed):
+        pick = random.Random(seed ^ 0xBEEF)
+        checked = 0
+        for match, _, _ in random_match_steps(options, seed):
+            deal = match.deal
+            assert deal is not None
+            if deal.phase != "play" or checked >= 6 or pick.random() > 0.1:
+                continue
+            checked += 1
+            start = deal_state(deal)
+            views = [match.observation(s).to_dict() for s in range(4)]
+            for action in [a for a in deal.legal_actions() if a < 64]:
+                deal.push(action)
+                deal.pop()
+                assert deal_state(deal) == start, action
+            # a random run of pushes, checked against apply on a copy, then undone
+            applied = deal.copy()
+            pushed = 0
+            limit = pick.randrange(1, 33)
+            while deal.phase == "play" and pushed < limit:
+                action = pick.choice([a for a in deal.legal_actions() if a < 64])
+                deal.push(action)
+                applied.apply(action)
+                pushed += 1
+                assert deal_state(deal) == deal_state(applied)
+            if deal.phase == "over":
+                assert sum(deal.points) == DEAL_TOTAL.get(CONTRACTS[deal.contract], 162)
+            for _ in range(pushed):
+                deal.pop()
+            assert deal_state(deal) == start
+            assert [match.observation(s).to_dict() for s in range(4)] == views
+
+
+@settings(max_examples=50, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds, stop=st.one_of(st.none(), st.integers(0, 400)))
+def test_record_round_trip(options: Options, seed: int, stop: int | None) -> None:
+    """write_record of a live match replays to the same deals, results, totals and winner."""
+    with context(options, seed):
+        match = play_random_match(options, seed, max_actions=stop)
+        doc = write_record(match, seats=[{"name": f"p{i}", "kind": "bot"} for i in range(4)])
+        for copy_ in (doc, json.loads(json.dumps(doc))):
+            again = replay(copy_)
+            assert len(again.deals) == len(match.deals)
+            for a, b in zip(again.deals, match.deals, strict=True):
+                assert (a.dealer, a.deck, a.history) == (b.dealer, b.deck, b.history)
+            assert [r.to_dict() for r in again.results] == [r.to_dict() for r in match.results]
+            assert again.totals == match.totals
+            assert again.winner == match.winner
+            assert again.pool == match.pool
+            assert replay_report(again) == replay_report(match)
+            assert again.legal_actions() == match.legal_actions()
+            assert snapshot(again) == snapshot(match)
+            rewritten = write_record(again, seats=doc["seats"])
+            assert rewritten == doc
+
+
+def check_private(match: Match, seat: int) -> None:
+    """``seat``'s view shows its own cards, played cards and public facts only."""
+    deal = match.deal
+    assert deal is not None
+    view = match.observation(seat).to_dict()
+    over = deal.is_over
+    own = set(names_of(deal.hands[seat]))
+    played = {name(c) for c in deal.trick} | {name(c) for _, cs in deal.tricks for c in cs}
+    turned = {name(deal.turned)} if deal.options.classic and deal.turned is not None else set()
+    visible = own | played | turned
+    announced = announced_by(deal)
+    for s, combo in announced:
+        if s == seat or over:
+            visible |= combo
+    # the last finished deal before this one: its announcements are revealed (RULES §6.3)
+    finished = [d for d in match.deals[-2:] if d.is_over and d is not deal]
+    previous = announced_by(finished[-1]) if finished else []
+    for _, combo in previous:
+        visible |= combo
+
+    assert view["hand"] is not None and set(view["hand"]) == own
+    assert len(view["hand"]) == len(own)
+    assert view["hand_sizes"] == [h.bit_count() for h in deal.hands]
+    assert [c for t in view["tricks"] for c in t["cards"]] == [
+        name(c) for _, cs in deal.tricks for c in cs]
+    assert view["trick"]["cards"] == [name(c) for c in deal.trick]
+    if deal.options.classic:
+        assert view["turned"] == (None if deal.turned is None else name(deal.turned))
+    else:
+        assert view["turned"] is None
+    assert len(view["announcements"]) == len(announced)
+    for shown, (s, combo) in zip(view["announcements"], announced, strict=True):
+        assert shown["seat"] == s
+        if s == seat or over:
+            assert shown["cards"] is not None and set(shown["cards"]) == combo
+        else:
+            assert shown["cards"] is None
+            assert shown.get("scored") is None  # which ones score says which were higher
+    assert len(view["previous_announcements"]) == len(previous)
+    for shown, (s, combo) in zip(view["previous_announcements"], previous, strict=True):
+        assert shown["seat"] == s
+        assert shown["cards"] is not None and set(shown["cards"]) == combo
+    if match.current_player() != seat:
+        assert view["legal_actions"] == []
+
+    allowed_paths = {("hand",), ("turned",), ("tricks", "cards"), ("trick", "cards"),
+                     ("announcements", "cards"), ("previous_announcements", "cards"),
+                     ("legal_actions",)}
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                assert not CARD_TOKEN.search(str(k)), (path, k)
+                walk(v, (*path, str(k)))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, path)
+        elif isinstance(node, str):
+            found = CARD_TOKEN.findall(node)
+            if found:
+                assert path in allowed_paths, (path, node)
+                assert set(found) <= visible, (path, node, set(found) - visible)
+                if path == ("legal_actions",):
+                    assert set(found) <= own
+
+    walk(view, ())
+
+
+@settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds)
+def test_observation_hides_other_hands(options: Options, seed: int) -> None:
+    """No seat's view ever holds another seat's unplayed cards."""
+    with context(options, seed):
+        for match, _, _ in random_match_steps(options, seed):
+            for seat in range(4):
+                check_private(match, seat)
+        # a finished deal (the match is over, so no new deal replaced it) reveals announcements
+        for seat in range(4):
+            check_private(match, seat)
+
+
+@settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
+@given(options=any_options(), seed=seeds)
+def test_same_seed_same_match(options: Options, seed: int) -> None:
+    with context(options, seed):
+        first = play_random_match(options, seed)
+        second = play_random_match(options, seed)
+        assert write_record(first) == write_record(second)
+        assert [r.to_dict() for r in first.results] == [r.to_dict() for r in second.results]
+        assert (first.totals, first.winner) == (second.totals, second.winner)
+        assert Match(options, seed=seed).deal is not None
+        a, b = Match(options, seed=seed), Match(options, seed=seed)
+        assert a.deal is not None and b.deal is not None
+        assert (a.deal.dealer, a.deal.deck) == (b.deal.dealer, b.deal.deck)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_options_strategy_draws_every_flag(variant: str) -> None:
+    """The strategies really vary every flag (a guard for the property tests above)."""
+    seen: dict[str, set[Any]] = {flag: set() for flag in FLAGS[variant]}
+
+    @settings(max_examples=200, deadline=None, database=None)
+    @given(options=options_for(variant))
+    def collect(options: Options) -> None:
+        for flag in seen:
+            seen[flag].add(getattr(options, flag))
+
+    collect()
+    for flag, values in FLAGS[variant].items():
+        assert seen[flag] == set(values), flag
