@@ -20,6 +20,7 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    log_level: str = Field(default="info", pattern="^(critical|error|warning|info|debug)$")
     # Not used until persistence lands (next issue); read now so deployments set it once.
     database_url: str = "sqlite:///./belote.db"
 
@@ -32,13 +33,14 @@ class Settings(BaseSettings):
     bot_threads: int = Field(default=4, ge=1)
     process_levels: frozenset[str] = frozenset({"hard"})
     bot_delay: float = Field(default=0.8, ge=0)  # seconds a bot "thinks" at least
-    cover_level: str = Field(default="normal", pattern="|".join(LEVELS))
+    cover_level: str = Field(default="normal", pattern=f"^({'|'.join(LEVELS)})$")
 
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)
     missed_turns_to_bot: int = Field(default=2, ge=1)
     reconnect_grace: float = Field(default=60, ge=0)
-    finished_table_ttl: float = Field(default=600, ge=0)
+    finished_table_ttl: float = Field(default=600, ge=0)  # seconds a result stays visible
+    waiting_table_ttl: float = Field(default=3600, gt=0)  # seconds a table may wait to start
     max_tables: int = Field(default=5000, ge=1)
 
     # WebSocket limits.
@@ -49,6 +51,7 @@ class Settings(BaseSettings):
     ws_ping_interval: float = Field(default=20, gt=0)
     ws_idle_timeout: float = Field(default=60, gt=0)
     ws_outbox: int = Field(default=256, ge=8)
+    max_spectators: int = Field(default=50, ge=0)  # sockets without a seat, per table
 
 
 @lru_cache

@@ -7,6 +7,7 @@ a match is its options, its seed and the ordered list of accepted actions.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,10 +50,14 @@ class Storage(Protocol):
 
 
 class MemoryStorage:
-    """The in-process implementation: for tests, and for running without a database."""
+    """The in-process implementation: for tests, and for running without a database.
+    It forgets the oldest finished matches beyond ``keep_finished``, so memory stays
+    bounded on a long-running server."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_finished: int = 1000) -> None:
         self.matches: dict[str, StoredMatch] = {}
+        self._finished: deque[str] = deque()
+        self._keep_finished = keep_finished
 
     async def create_match(self, table_id: str, meta: dict[str, Any]) -> None:
         self.matches[table_id] = StoredMatch(table_id, dict(meta))
@@ -68,6 +73,9 @@ class MemoryStorage:
 
     async def finish_match(self, table_id: str, record: dict[str, Any]) -> None:
         self.matches[table_id].record = record
+        self._finished.append(table_id)
+        if len(self._finished) > self._keep_finished:
+            del self.matches[self._finished.popleft()]
 
     async def load_unfinished(self) -> list[StoredMatch]:
         return [m for m in self.matches.values() if not m.finished]

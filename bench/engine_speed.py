@@ -1,21 +1,17 @@
 """Engine speed on one core: random legal deals through the checked public API and the
-unchecked search path, per second of this process's CPU time (one core, so other
-load on the machine does not skew it).  Prints figures; asserts nothing.  ``python bench/engine_speed.py``."""
+unchecked search path, per second of this process's CPU time (so that other load on the
+machine skews it less).  Prints figures; asserts nothing.  ``make bench``."""
 
 from __future__ import annotations
 
 import argparse
 import platform
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine import Match, Options  # noqa: E402
-from engine.cards import card_list  # noqa: E402
-from engine.deal import Deal  # noqa: E402
+from engine import Match, Options
+from engine.cards import card_list
+from engine.deal import Deal
 
 
 def checked(variant: str, seconds: float) -> tuple[int, int, float]:

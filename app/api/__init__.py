@@ -1,0 +1,1 @@
+"""The web layer: thin FastAPI routers over :mod:`app.tables`."""

@@ -1,0 +1,58 @@
+"""Dependencies as ``Annotated`` aliases, so routes state what they need in their signature."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Path, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ..auth import InvalidToken, Player, Tokens
+from ..config import Settings
+from ..tables import Lobby, Table
+
+_bearer = HTTPBearer(auto_error=False, description="The token of `POST /api/guests`.")
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_lobby(request: Request) -> Lobby:
+    lobby: Lobby = request.app.state.lobby
+    return lobby
+
+
+def get_tokens(request: Request) -> Tokens:
+    tokens: Tokens = request.app.state.tokens
+    return tokens
+
+
+def current_player(
+    tokens: Annotated[Tokens, Depends(get_tokens)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Player:
+    if credentials is None:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer token",
+                            headers={"WWW-Authenticate": "Bearer"})
+    try:
+        return tokens.read(credentials.credentials)
+    except InvalidToken:
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or expired token",
+                            headers={"WWW-Authenticate": "Bearer"}) from None
+
+
+def get_table(
+    lobby: Annotated[Lobby, Depends(get_lobby)],
+    table_id: Annotated[str, Path(max_length=32)],
+) -> Table:
+    return lobby.get(table_id)
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+LobbyDep = Annotated[Lobby, Depends(get_lobby)]
+TokensDep = Annotated[Tokens, Depends(get_tokens)]
+PlayerDep = Annotated[Player, Depends(current_player)]
+TableDep = Annotated[Table, Depends(get_table)]
+SeatPath = Annotated[int, Path(ge=0, le=3, description="Seat 0 to 3; seats 0 and 2 are team 0.")]

@@ -1,0 +1,1 @@
+"""One module per resource: guests, tables (REST), ws (the table socket)."""

@@ -1,0 +1,98 @@
+"""Match history: lists, one match, its record, a player's stats.  Queries live in
+:mod:`app.db.queries`; this module only reads parameters and maps "not found" to 404."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ...db import queries
+from ...db.schemas import MatchDetail, MatchPage, PlayerStats
+from ...db.session import Database, StorageUnavailable
+
+
+def _error(code: int, name: str, message: str) -> HTTPException:
+    return HTTPException(code, {"code": name, "message": message})
+
+
+def get_database(request: Request) -> Database:
+    database: Database = request.app.state.database
+    return database
+
+
+async def get_session(
+    database: Annotated[Database, Depends(get_database)],
+) -> AsyncIterator[AsyncSession]:
+    """A session for one request; a database that cannot be reached answers 503."""
+    try:
+        async with database.read() as session:
+            yield session
+    except StorageUnavailable:
+        raise _error(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
+                     "the match history is unavailable, try again later") from None
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+_errors: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such match or player"},
+    422: {"description": "A bad filter or cursor"},
+    503: {"description": "The database is unavailable"},
+}
+router = APIRouter(prefix="/api", tags=["history"], responses=_errors)
+
+
+@router.get("/matches")
+async def list_matches(
+    session: SessionDep,
+    player: Annotated[str | None, Query(max_length=64, description="A player's id.")] = None,
+    variant: Annotated[str | None, Query(pattern="^(bulgarian|classic)$")] = None,
+    finished: Annotated[bool | None, Query(description="Only finished, or only on.")] = None,
+    since: Annotated[datetime | None, Query(description="Started at or after.")] = None,
+    until: Annotated[datetime | None, Query(description="Started before.")] = None,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> MatchPage:
+    """Matches newest first; follow ``next_cursor`` for older ones."""
+    for name, at in (("since", since), ("until", until)):
+        if at is not None and at.tzinfo is None:
+            raise _error(422, "bad_filter", f"{name} needs a timezone (e.g. Z)")
+    if since is not None and until is not None and since > until:
+        raise _error(422, "bad_filter", "since is after until")
+    try:
+        after = None if cursor is None else queries.Cursor.decode(cursor)
+    except ValueError:
+        raise _error(422, "bad_cursor", "cursor is not one this server gave") from None
+    f = queries.MatchFilter(player, variant, finished, since, until, after, limit)
+    return await queries.list_matches(session, f)
+
+
+@router.get("/matches/{match_id}")
+async def get_match(session: SessionDep, match_id: str) -> MatchDetail:
+    """A match with its seats, every deal's result and the totals."""
+    detail = await queries.get_match(session, match_id)
+    if detail is None:
+        raise _error(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
+    return detail
+
+
+@router.get("/matches/{match_id}/record")
+async def get_record(session: SessionDep, match_id: str) -> dict[str, Any]:
+    """The ``belote-record/1`` document; a deal still in progress is left out."""
+    record = await queries.get_record(session, match_id)
+    if record is None:
+        raise _error(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
+    return record
+
+
+@router.get("/players/{player_id}/stats")
+async def player_stats(session: SessionDep, player_id: str) -> PlayerStats:
+    """A player's finished matches by variant: wins, points, contracts made and failed."""
+    stats = await queries.player_stats(session, player_id)
+    if stats is None:
+        raise _error(status.HTTP_404_NOT_FOUND, "player_not_found", f"no player {player_id!r}")
+    return stats

@@ -1,0 +1,34 @@
+"""The server's own health: liveness for deployments, figures for the load benchmark."""
+
+from __future__ import annotations
+
+import resource
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from ..deps import LobbyDep
+
+router = APIRouter(tags=["server"])
+
+
+@router.get("/health")
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/stats")
+async def stats(
+    request: Request, lobby: LobbyDep, seconds: Annotated[float, Query(gt=0, le=60)] = 60
+) -> dict[str, Any]:
+    """Tables, sockets, event-loop lag over the last ``seconds``, peak memory."""
+    tables = list(lobby.tables.values())
+    counts: dict[str, int] = {}
+    for table in tables:
+        counts[table.status] = counts.get(table.status, 0) + 1
+    return {
+        "tables": counts,
+        "connections": sum(table.connections for table in tables),
+        "loop_lag_ms": request.app.state.monitor.percentiles(seconds),
+        "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }

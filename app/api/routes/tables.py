@@ -1,0 +1,120 @@
+"""Tables and seats.  Each route forwards one command to the table's actor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, status
+from pydantic import BaseModel
+
+from engine import Options
+
+from ...models import BotCreate, TableCreate, TablePublic
+from ...tables import (
+    OVER,
+    AddBot,
+    LeaveSeat,
+    RemoveBot,
+    SitDown,
+    StartMatch,
+    TableConfig,
+    TableError,
+)
+from ..deps import LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    detail: ErrorDetail
+
+
+_errors: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Missing or invalid token"},
+    403: {"model": ErrorBody, "description": "Not your seat, or not allowed"},
+    404: {"model": ErrorBody, "description": "No such table or seat"},
+    409: {"model": ErrorBody, "description": "The table's state does not allow it"},
+}
+router = APIRouter(prefix="/tables", tags=["tables"], responses=_errors)
+
+
+@router.get("")
+async def list_tables(lobby: LobbyDep) -> list[TablePublic]:
+    """Public tables still waiting for players."""
+    return [table.info() for table in lobby.open_tables()]
+
+
+@router.post("", status_code=status.HTTP_201_CREATED,
+             responses={422: {"description": "Unknown variant, flag or value"},
+                        429: {"model": ErrorBody, "description": "Too many tables"}})
+async def create_table(
+    body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep
+) -> TablePublic:
+    """Open a table; the creator may then sit, add bots and start it."""
+    try:
+        options = Options.make(body.variant, **body.options)
+    except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
+        raise TableError("bad_options", str(exc), 422) from None
+    config = TableConfig(
+        name=body.name,
+        options=options,
+        turn_seconds=body.turn_seconds or settings.default_turn_seconds,
+        private=body.private,
+        timeout_forfeits=body.timeout_forfeits,
+    )
+    return lobby.create(player, config).info()
+
+
+@router.get("/{table_id}")
+async def get_table(table: TableDep) -> TablePublic:
+    """A table's settings, seats and status (private tables too, by id)."""
+    return table.info()
+
+
+@router.put("/{table_id}/seats/{seat}")
+async def take_seat(table: TableDep, seat: SeatPath, player: PlayerDep) -> TablePublic:
+    """Sit in an empty seat before the match starts."""
+    result: TablePublic = await table.submit(SitDown(player, seat))
+    return result
+
+
+@router.delete("/{table_id}/seats/{seat}")
+async def leave_seat(table: TableDep, seat: SeatPath, player: PlayerDep) -> TablePublic:
+    """Leave your seat: it empties before the match, a bot takes it during the match."""
+    result: TablePublic = await table.submit(LeaveSeat(player, seat))
+    return result
+
+
+@router.put("/{table_id}/seats/{seat}/bot")
+async def add_bot(
+    table: TableDep, seat: SeatPath, body: BotCreate, player: PlayerDep
+) -> TablePublic:
+    """Put a bot in an empty seat (the creator or a seated player, before the match)."""
+    result: TablePublic = await table.submit(AddBot(player, seat, body.level))
+    return result
+
+
+@router.delete("/{table_id}/seats/{seat}/bot")
+async def remove_bot(table: TableDep, seat: SeatPath, player: PlayerDep) -> TablePublic:
+    """Take a bot out of its seat before the match."""
+    result: TablePublic = await table.submit(RemoveBot(player, seat))
+    return result
+
+
+@router.post("/{table_id}/start")
+async def start_match(table: TableDep, player: PlayerDep) -> TablePublic:
+    """Start the match once all four seats hold a player or a bot."""
+    result: TablePublic = await table.submit(StartMatch(player))
+    return result
+
+
+@router.get("/{table_id}/record")
+async def match_record(table: TableDep) -> dict[str, Any]:
+    """The finished match as ``belote-record/1`` (RECORD.md); it shows every deck, so
+    only once the match is over."""
+    if table.status != OVER:
+        raise TableError("not_over", "the record is available once the match is over")
+    return table.record()

@@ -1,0 +1,234 @@
+"""The table socket: handshake, then a reader, a writer and a heartbeat per connection.
+
+The reader turns frames into table commands (never raising on bad input), the writer is
+the only task that sends (so a close always follows the messages queued before it), and
+the heartbeat pings and drops silent peers.  Everything is cleaned up in ``finally``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketState
+
+from ...auth import InvalidToken, Player, Tokens
+from ...config import Settings
+from ...protocol import (
+    CLOSE_BAD_HELLO,
+    CLOSE_BAD_TOKEN,
+    CLOSE_CROWDED,
+    CLOSE_NO_TABLE,
+    CLOSE_POLICY,
+    CLOSE_TIMEOUT,
+    CLOSE_TOO_BIG,
+    CLOSE_UNSUPPORTED,
+    PROTOCOL_VERSION,
+    ActionRequest,
+    Error,
+    Hello,
+    Ping,
+    ProtocolError,
+    Resume,
+    ServerPing,
+    ServerPong,
+    Welcome,
+    parse,
+)
+from ...tables import (
+    Attach,
+    Client,
+    Close,
+    Detach,
+    Lobby,
+    PlayAction,
+    Table,
+    TableError,
+    TakeBack,
+)
+
+router = APIRouter()
+CLOSE_WAIT = 5.0  # seconds the writer gets to flush before a close
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class TokenBucket:
+    """``rate`` messages a second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Connection:
+    """What the reader and the heartbeat share about one socket."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.last_seen = time.monotonic()
+        self.bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
+
+
+@router.websocket("/tables/{table_id}/ws")
+async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    """One player's (or spectator's) socket at one table; docs/protocol.md."""
+    state = websocket.app.state
+    settings: Settings = state.settings
+    lobby: Lobby = state.lobby
+    await websocket.accept()
+    client: Client | None = None
+    tasks: list[asyncio.Task[None]] = []
+    detach: Table | None = None
+    try:
+        player = await _hello(websocket, settings, state.tokens)
+        if player is None:
+            return
+        try:
+            table = lobby.get(table_id)
+        except TableError as exc:
+            await _refuse(websocket, CLOSE_NO_TABLE, exc.code, str(exc))
+            return
+        client = Client(player, settings.ws_outbox)
+        await websocket.send_text(
+            Welcome(player={"id": player.id, "name": player.name}).model_dump_json()
+        )
+        detach = table  # set before attaching: if this task is cancelled, still detach
+        try:
+            await table.submit(Attach(client))
+        except TableError as exc:
+            crowded = exc.code == "too_many_spectators"
+            await _refuse(websocket, CLOSE_CROWDED if crowded else CLOSE_NO_TABLE, exc.code,
+                          str(exc))
+            return
+        connection = Connection(settings)
+        writer = asyncio.create_task(_write(websocket, client))
+        tasks = [writer, asyncio.create_task(_heartbeat(client, connection))]
+        closing = await _read(websocket, client, connection, table)
+        if closing is not None:
+            client.close(closing.code, closing.reason)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(writer), CLOSE_WAIT)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        # Detach first, before any await: this task may itself be cancelled here.
+        if detach is not None and client is not None:
+            detach.post(Detach(client))
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if websocket.application_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+
+async def _refuse(websocket: WebSocket, code: int, error: str, message: str) -> None:
+    """Say why in an ``error`` message, then close with ``code``."""
+    await websocket.send_text(Error(code=error, message=message).model_dump_json())
+    await websocket.close(code, error)
+
+
+async def _hello(websocket: WebSocket, settings: Settings, tokens: Tokens) -> Player | None:
+    """The first frame must be a hello with our protocol version and a valid token."""
+    try:
+        message = await asyncio.wait_for(websocket.receive(), settings.ws_hello_timeout)
+    except TimeoutError:
+        await _refuse(websocket, CLOSE_TIMEOUT, "hello_timeout", "no hello in time")
+        return None
+    if message["type"] == "websocket.disconnect":
+        return None
+    text = message.get("text")
+    if text is None:
+        await websocket.close(CLOSE_UNSUPPORTED, "text frames only")
+        return None
+    if len(text) > settings.ws_max_message:
+        await websocket.close(CLOSE_TOO_BIG, "frame too large")
+        return None
+    try:
+        hello = parse(text)
+    except ProtocolError as exc:
+        await _refuse(websocket, CLOSE_BAD_HELLO, exc.code, str(exc))
+        return None
+    if not isinstance(hello, Hello):
+        await _refuse(websocket, CLOSE_BAD_HELLO, "hello_expected", "the first message is hello")
+        return None
+    if hello.protocol != PROTOCOL_VERSION:
+        await _refuse(websocket, CLOSE_BAD_HELLO, "protocol_version",
+                      f"this server speaks protocol {PROTOCOL_VERSION}")
+        return None
+    try:
+        return tokens.read(hello.token)
+    except InvalidToken:
+        await _refuse(websocket, CLOSE_BAD_TOKEN, "bad_token", "invalid or expired token")
+        return None
+
+
+async def _read(
+    websocket: WebSocket, client: Client, connection: Connection, table: Table
+) -> Close | None:
+    """Frames to commands until the peer leaves (None) or must be closed (the Close)."""
+    settings = connection.settings
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return None
+        connection.last_seen = time.monotonic()
+        if not connection.bucket.take():
+            return Close(CLOSE_POLICY, "rate limit exceeded")
+        text = message.get("text")
+        if text is None:
+            return Close(CLOSE_UNSUPPORTED, "text frames only")
+        if len(text) > settings.ws_max_message:
+            return Close(CLOSE_TOO_BIG, "frame too large")
+        try:
+            request = parse(text)
+        except ProtocolError as exc:
+            client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
+            continue
+        if isinstance(request, ActionRequest):
+            table.post(PlayAction(client, request.id, request.version, request.action))
+        elif isinstance(request, Ping):
+            client.send(ServerPong(id=request.id, time=_now_ms()).model_dump_json())
+        elif isinstance(request, Resume):
+            table.post(TakeBack(client))
+        elif isinstance(request, Hello):
+            client.send(Error(code="bad_message", message="already said hello").model_dump_json())
+        # a Pong only refreshes last_seen
+
+
+async def _write(websocket: WebSocket, client: Client) -> None:
+    """The only sender after the handshake: drains the outbox, ends with a close."""
+    try:
+        while True:
+            item = await client.outbox.get()
+            if isinstance(item, Close):
+                await websocket.close(item.code, item.reason)
+                return
+            await websocket.send_text(item)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return  # the peer is gone; the reader sees the disconnect
+
+
+async def _heartbeat(client: Client, connection: Connection) -> None:
+    settings = connection.settings
+    while not client.closed:
+        await asyncio.sleep(settings.ws_ping_interval)
+        if time.monotonic() - connection.last_seen > settings.ws_idle_timeout:
+            client.close(CLOSE_TIMEOUT, "silent for too long")
+            return
+        client.send(ServerPing(time=_now_ms()).model_dump_json())

@@ -1,0 +1,1 @@
+"""Persistence: match logs, results and history in SQLite or PostgreSQL (SQLAlchemy async)."""

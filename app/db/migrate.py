@@ -1,0 +1,58 @@
+"""Alembic from code, and scratch PostgreSQL databases for the tests and the benchmark.
+
+``alembic upgrade head`` is the run command's step; :func:`upgrade` is the same thing for
+a given URL, without the settings (tests, bench, or a server that migrates itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+from .session import Database
+
+ALEMBIC_INI = Path(__file__).resolve().parents[2] / "alembic.ini"
+
+
+def alembic_config(database_url: str) -> Config:
+    """The project's Alembic configuration aimed at ``database_url`` (plain form)."""
+    config = Config(str(ALEMBIC_INI))
+    config.set_main_option("sqlalchemy.url", database_url)
+    config.attributes["configure_logger"] = False
+    return config
+
+
+def upgrade(database_url: str) -> None:
+    """Bring the database to the newest schema; call it outside a running event loop."""
+    command.upgrade(alembic_config(database_url), "head")
+
+
+async def _admin(server_url: str, sql: str) -> None:
+    # CREATE and DROP DATABASE cannot run inside a transaction.
+    db = Database(server_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    try:
+        async with db.engine.connect() as conn:
+            await conn.execute(text(sql))
+    finally:
+        await db.dispose()
+
+
+@contextlib.contextmanager
+def scratch_database(server_url: str, prefix: str = "belote_scratch") -> Iterator[str]:
+    """A new, empty PostgreSQL database on the server of ``server_url``, dropped on exit;
+    yields its plain URL.  Fails (never skips) when the server cannot be reached."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(server_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(_admin(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

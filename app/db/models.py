@@ -1,0 +1,178 @@
+"""The tables, as SQLAlchemy declarative models; Alembic's migrations follow them exactly.
+
+A match is kept as its log (deals with dealer and deck, then every engine action in order),
+from which its ``belote-record/1`` record is rebuilt, and as the facts that history and
+stats read without replaying anything: seats, per-deal results, final totals.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# Stable constraint names, so that migrations can refer to them on both databases.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in and out: SQLite keeps no offset, so store every time as UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: give times with a timezone")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(), dict[str, Any]: JSON()
+    }
+
+
+class Player(Base):
+    """A guest identity (``app.auth.Player``), kept from the first match it sat in."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+
+
+class Match(Base):
+    """One match; ``finished_at`` is null while it is on (those are recovered at start)."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]]  # the flags that differ from the variant's defaults
+    meta: Mapped[dict[str, Any]]  # the table server's own data (seed, settings), opaque here
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    end_reason: Mapped[str | None] = mapped_column(String(16))  # won, forfeit, abandoned
+    total0: Mapped[int] = mapped_column(Integer, default=0)
+    total1: Mapped[int] = mapped_column(Integer, default=0)
+    winner: Mapped[int | None] = mapped_column(SmallInteger)  # team 0 or 1
+
+    __table_args__ = (
+        # The history list: newest first, cursor on (started_at, id).
+        Index("ix_matches_started", "started_at", "id"),
+        Index("ix_matches_variant_started", "variant", "started_at", "id"),
+        # Recovery and the "unfinished" filter read only the few matches still on.
+        Index(
+            "ix_matches_unfinished",
+            "started_at",
+            "id",
+            sqlite_where=text("finished_at IS NULL"),
+            postgresql_where=text("finished_at IS NULL"),
+        ),
+    )
+
+
+class MatchSeat(Base):
+    """Who sat at a seat: a guest (``player_id``) or a bot with its level."""
+
+    __tablename__ = "match_seats"
+
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
+    name: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(8))  # human or bot
+    level: Mapped[str | None] = mapped_column(String(16))
+
+    __table_args__ = (
+        # A player's matches and stats start here.
+        Index("ix_match_seats_player", "player_id", "match_id"),
+    )
+
+
+class Deal(Base):
+    """A deal as dealt (dealer, deck) and, once over, its result (the DealResult fields)."""
+
+    __tablename__ = "deals"
+
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    idx: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    dealer: Mapped[int] = mapped_column(SmallInteger)
+    deck: Mapped[str] = mapped_column(String(96))  # record notation, top card first
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(12))
+    contract: Mapped[int | None] = mapped_column(SmallInteger)  # engine contract int
+    bidder: Mapped[int | None] = mapped_column(SmallInteger)  # seat
+    multiplier: Mapped[int | None] = mapped_column(SmallInteger)
+    card_points0: Mapped[int | None] = mapped_column(SmallInteger)
+    card_points1: Mapped[int | None] = mapped_column(SmallInteger)
+    declarations0: Mapped[int | None] = mapped_column(SmallInteger)
+    declarations1: Mapped[int | None] = mapped_column(SmallInteger)
+    belot0: Mapped[int | None] = mapped_column(SmallInteger)
+    belot1: Mapped[int | None] = mapped_column(SmallInteger)
+    valat: Mapped[int | None] = mapped_column(SmallInteger)  # team
+    score0: Mapped[int | None] = mapped_column(Integer)
+    score1: Mapped[int | None] = mapped_column(Integer)
+    hanging: Mapped[int | None] = mapped_column(Integer)
+
+    __table_args__ = (
+        # Player stats: a seat's own contracts, read from the index alone.
+        Index("ix_deals_bidder", "match_id", "bidder", "outcome"),
+    )
+
+
+class Action(Base):
+    """One engine action (bid, card, belot card or announcement), in order within its deal."""
+
+    __tablename__ = "actions"
+
+    match_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    deal_idx: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    seq: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    seat: Mapped[int] = mapped_column(SmallInteger)
+    action: Mapped[int] = mapped_column(SmallInteger)  # engine.actions int
+    actor: Mapped[str | None] = mapped_column(String(8))  # player, bot or timer
+    version: Mapped[int | None] = mapped_column(Integer)  # the table's state version
+    at: Mapped[datetime]
+
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["match_id", "deal_idx"], ["deals.match_id", "deals.idx"], ondelete="CASCADE"
+        ),
+    )

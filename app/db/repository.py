@@ -1,0 +1,285 @@
+"""Writes of the match log and its reading back: recovery and record rebuild.
+
+Every write is one short transaction through :meth:`Database.write`; the hot one,
+:meth:`Repository.append_action`, is a single INSERT, awaited by the table before it tells
+any client (so an accepted action is never lost) without blocking the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+
+from engine import Match, Options, card_name, parse_card, write_record
+from engine.cards import Card
+from engine.record import RecordError
+from engine.scoring import DealResult
+
+from . import models
+from .session import Database
+
+HUMAN, BOT = "human", "bot"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who sits at a seat when the match starts."""
+
+    kind: str  # HUMAN or BOT
+    name: str
+    player_id: str | None = None  # the guest's id; a human without one has no history
+    level: str | None = None  # for bots
+
+    def __post_init__(self) -> None:
+        if self.kind not in (HUMAN, BOT):
+            raise ValueError(f"seat kind must be {HUMAN!r} or {BOT!r}, not {self.kind!r}")
+        if self.kind == BOT and self.player_id is not None:
+            raise ValueError("a bot seat has no player id")
+
+    def record_entry(self) -> dict[str, Any]:
+        """The seat as RECORD.md's ``seats`` metadata shows it."""
+        entry: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.level is not None:
+            entry["level"] = self.level
+        return entry
+
+
+@dataclass(slots=True)
+class MatchLog:
+    """A match as stored: its row, seats, deals and each deal's actions in order."""
+
+    match: models.Match
+    seats: list[Seat]
+    deals: list[models.Deal] = field(default_factory=list)
+    actions: list[list[models.Action]] = field(default_factory=list)  # per deal
+
+    def replay(self, *, finished_deals_only: bool = False) -> Match:
+        """The engine match the log describes, every action checked (RecordError if not).
+
+        ``finished_deals_only`` leaves out a deal still in progress, whose deck would show
+        every hand and whose announcements would show cards not yet played.
+        """
+        options = Options.make(self.match.variant, **self.match.options)
+        first = self.deals[0].dealer if self.deals else 0
+        match = Match(options, dealer=first, auto_deal=False)
+        for deal, actions in zip(self.deals, self.actions, strict=True):
+            if finished_deals_only and deal.outcome is None:
+                break
+            try:
+                if deal.dealer != match.next_dealer:
+                    raise ValueError(f"dealer must be {match.next_dealer}, not {deal.dealer}")
+                match.start_deal(parse_deck(deal.deck))
+            except ValueError as e:  # IllegalActionError included
+                raise RecordError(deal.idx, 0, str(e)) from None
+            for j, row in enumerate(actions):
+                try:
+                    match.apply_action(row.action, row.seat)
+                except ValueError as e:  # IllegalActionError included
+                    raise RecordError(deal.idx, j, str(e)) from None
+        return match
+
+    def record(self, *, finished_deals_only: bool = False) -> dict[str, Any]:
+        """The ``belote-record/1`` document, with id, seats and times as extra keys."""
+        extra: dict[str, Any] = {
+            "id": self.match.id,
+            "seats": [s.record_entry() for s in self.seats],
+            "started_at": self.match.started_at.isoformat(),
+        }
+        if self.match.finished_at is not None:
+            extra["finished_at"] = self.match.finished_at.isoformat()
+        return write_record(self.replay(finished_deals_only=finished_deals_only), **extra)
+
+
+def deck_text(deck: Sequence[Card]) -> str:
+    return " ".join(card_name(c) for c in deck)
+
+
+def parse_deck(text: str) -> list[Card]:
+    return [parse_card(part) for part in text.split(" ")]
+
+
+async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[MatchLog]:
+    """The logs of ``match_ids`` (unknown ids left out), in the order given, in four queries."""
+    if not match_ids:
+        return []
+    rows = await session.scalars(select(models.Match).where(models.Match.id.in_(match_ids)))
+    logs = {m.id: MatchLog(m, []) for m in rows}
+    seats = await session.scalars(
+        select(models.MatchSeat)
+        .where(models.MatchSeat.match_id.in_(logs))
+        .order_by(models.MatchSeat.match_id, models.MatchSeat.seat)
+    )
+    for s in seats:
+        logs[s.match_id].seats.append(Seat(s.kind, s.name, s.player_id, s.level))
+    deals = await session.scalars(
+        select(models.Deal)
+        .where(models.Deal.match_id.in_(logs))
+        .order_by(models.Deal.match_id, models.Deal.idx)
+    )
+    for d in deals:
+        logs[d.match_id].deals.append(d)
+        logs[d.match_id].actions.append([])
+    actions = await session.scalars(
+        select(models.Action)
+        .where(models.Action.match_id.in_(logs))
+        .order_by(models.Action.match_id, models.Action.deal_idx, models.Action.seq)
+    )
+    for a in actions:
+        logs[a.match_id].actions[a.deal_idx].append(a)
+    return [logs[i] for i in match_ids if i in logs]
+
+
+class Repository:
+    """The table server's writes, and what it reads back after a restart."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create_match(
+        self,
+        match_id: str,
+        variant: str,
+        options: dict[str, Any],
+        seats: Sequence[Seat],
+        *,
+        meta: dict[str, Any] | None = None,
+        started_at: datetime | None = None,
+    ) -> None:
+        """The match, its seats and its human players (created or renamed) at once."""
+        if len(seats) != 4:
+            raise ValueError("a match has four seats")
+        flags = Options.make(variant, **options).changed()  # ValueError on a bad flag
+        at = started_at or now()
+        async with self.db.write() as conn:
+            for seat in seats:
+                if seat.player_id is not None:
+                    await self._upsert_player(conn, seat.player_id, seat.name, at)
+            await conn.execute(
+                insert(models.Match),
+                {"id": match_id, "variant": variant, "options": flags, "meta": meta or {},
+                 "started_at": at, "total0": 0, "total1": 0},
+            )
+            await conn.execute(
+                insert(models.MatchSeat),
+                [{"match_id": match_id, "seat": i, "player_id": s.player_id, "name": s.name,
+                  "kind": s.kind, "level": s.level} for i, s in enumerate(seats)],
+            )
+
+    async def _upsert_player(
+        self, conn: AsyncConnection, player_id: str, name: str, at: datetime
+    ) -> None:
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        stmt = dialect.insert(models.Player).values(id=player_id, name=name, created_at=at)
+        await conn.execute(
+            stmt.on_conflict_do_update(index_elements=["id"], set_={"name": name})
+        )
+
+    async def start_deal(
+        self, match_id: str, index: int, dealer: int, deck: Sequence[Card],
+        *, at: datetime | None = None,
+    ) -> None:
+        """A deal as dealt: its dealer and deck fix every hand (RECORD.md)."""
+        async with self.db.write() as conn:
+            await conn.execute(
+                insert(models.Deal),
+                {"match_id": match_id, "idx": index, "dealer": dealer, "deck": deck_text(deck),
+                 "started_at": at or now()},
+            )
+
+    async def append_action(
+        self, match_id: str, deal_index: int, seq: int, seat: int, action: int,
+        *, actor: str | None = None, version: int | None = None, at: datetime | None = None,
+    ) -> None:
+        """One accepted engine action, ``seq`` its place in the deal's history (from 0).
+
+        A repeated or misplaced ``seq`` raises StorageError (primary key), so a log can
+        never hold two different actions at one place.
+        """
+        async with self.db.write() as conn:
+            await conn.execute(
+                insert(models.Action),
+                {"match_id": match_id, "deal_idx": deal_index, "seq": seq, "seat": seat,
+                 "action": action, "actor": actor, "version": version, "at": at or now()},
+            )
+
+    async def finish_deal(
+        self, match_id: str, index: int, result: DealResult, *, at: datetime | None = None
+    ) -> None:
+        """Store a deal's result, the facts history and stats read without replaying."""
+        async with self.db.write() as conn:
+            done = await conn.execute(
+                update(models.Deal)
+                .where(models.Deal.match_id == match_id, models.Deal.idx == index)
+                .values(finished_at=at or now(), **result_columns(result))
+            )
+            if done.rowcount != 1:
+                raise ValueError(f"match {match_id!r} has no deal {index}")
+
+    async def finish_match(
+        self, match_id: str, totals: tuple[int, int], winner: int | None,
+        *, reason: str = "won", at: datetime | None = None,
+    ) -> None:
+        """Close a match (won, forfeit or abandoned): it is no longer recovered at start."""
+        async with self.db.write() as conn:
+            done = await conn.execute(
+                update(models.Match)
+                .where(models.Match.id == match_id)
+                .values(finished_at=at or now(), end_reason=reason, total0=totals[0],
+                        total1=totals[1], winner=winner)
+            )
+            if done.rowcount != 1:
+                raise ValueError(f"no match {match_id!r}")
+
+    async def load(self, match_id: str) -> MatchLog | None:
+        async with self.db.read() as session:
+            logs = await load_logs(session, [match_id])
+        return logs[0] if logs else None
+
+    async def load_unfinished(self) -> list[MatchLog]:
+        """Every match still on, oldest first, to rebuild its table with ``replay()``."""
+        async with self.db.read() as session:
+            ids = await session.scalars(
+                select(models.Match.id)
+                .where(models.Match.finished_at.is_(None))
+                .order_by(models.Match.started_at, models.Match.id)
+            )
+            return await load_logs(session, list(ids))
+
+
+def result_columns(result: DealResult) -> dict[str, Any]:
+    """A DealResult as the ``deals`` row's columns."""
+    return {
+        "outcome": result.outcome, "contract": result.contract, "bidder": result.bidder,
+        "multiplier": result.multiplier,
+        "card_points0": result.card_points[0], "card_points1": result.card_points[1],
+        "declarations0": result.declarations[0], "declarations1": result.declarations[1],
+        "belot0": result.belot[0], "belot1": result.belot[1], "valat": result.valat,
+        "score0": result.score[0], "score1": result.score[1], "hanging": result.hanging,
+    }
+
+
+
+def row_result(row: models.Deal) -> DealResult | None:
+    """The DealResult a ``deals`` row holds, None while the deal is on."""
+    if row.outcome is None:
+        return None
+    return DealResult(
+        row.outcome, row.contract, row.bidder, row.multiplier,
+        _pair(row.card_points0, row.card_points1), _pair(row.declarations0, row.declarations1),
+        _pair(row.belot0, row.belot1), row.valat, _pair(row.score0, row.score1),
+        row.hanging or 0,
+    )
+
+
+def _pair(a: int | None, b: int | None) -> tuple[int, int]:
+    return (a or 0, b or 0)

@@ -1,0 +1,123 @@
+""":class:`app.storage.Storage` on the database, for the table server.
+
+The interface logs actions without deal boundaries, so this adapter keeps, per table, a
+shadow :class:`engine.Match` built like the table's own (same options and seed): it says
+which deal and place each action takes, and which dealer and deck a new deal has, so the
+log holds what ``belote-record/1`` needs.  A failed write drops the shadow: the table has
+then applied an action that the log lacks, and must be rebuilt from the log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Match, Options
+from engine.record import RecordError
+
+from ..storage import LoggedAction, StoredMatch
+from .repository import BOT, MatchLog, Repository, Seat, deck_text
+from .session import Database, StorageError
+
+
+def seat_of(entry: dict[str, Any]) -> Seat:
+    """A seat of the table's ``meta["seats"]`` (the record's seats, plus the guest id)."""
+    kind = entry["kind"]
+    player_id = None if kind == BOT else entry.get("player_id")
+    return Seat(kind, entry["name"], player_id, entry.get("level"))
+
+
+class DatabaseStorage:
+    """What tables call; every method is one or two short transactions."""
+
+    def __init__(self, db: Database) -> None:
+        self.repo = Repository(db)
+        self._shadows: dict[str, Match] = {}
+
+    def _shadow(self, table_id: str) -> Match:
+        try:
+            return self._shadows[table_id]
+        except KeyError:
+            raise StorageError(f"table {table_id!r} is not logged here; rebuild it") from None
+
+    async def create_match(self, table_id: str, meta: dict[str, Any]) -> None:
+        options = Options.make(meta["variant"], **meta.get("options", {}))
+        seats = [seat_of(s) for s in meta["seats"]]
+        await self.repo.create_match(
+            table_id, options.variant, options.changed(), seats, meta=meta
+        )
+        shadow = Match(options, seed=meta["seed"])
+        await self._catch_up(table_id, shadow, logged_deals=0)
+        self._shadows[table_id] = shadow
+
+    async def append_action(self, table_id: str, entry: LoggedAction) -> None:
+        shadow = self._shadow(table_id)
+        index = len(shadow.deals) - 1
+        seq = len(shadow.deals[index].history)
+        try:
+            shadow.apply_action(entry.action, entry.seat)
+            await self.repo.append_action(
+                table_id, index, seq, entry.seat, entry.action,
+                actor=entry.by, version=entry.version,
+            )
+            await self._catch_up(table_id, shadow, logged_deals=index + 1)
+        except BaseException:
+            del self._shadows[table_id]
+            raise
+
+    async def _catch_up(self, table_id: str, shadow: Match, logged_deals: int) -> None:
+        """Log the deals the shadow has dealt beyond ``logged_deals``."""
+        for index in range(logged_deals, len(shadow.deals)):
+            deal = shadow.deals[index]
+            await self.repo.start_deal(table_id, index, deal.dealer, deal.deck)
+
+    async def finish_deal(self, table_id: str, index: int, result: dict[str, Any]) -> None:
+        shadow = self._shadow(table_id)
+        if index >= len(shadow.results) or shadow.results[index].to_dict() != result:
+            raise StorageError(f"table {table_id!r}: deal {index} result differs from the log")
+        await self.repo.finish_deal(table_id, index, shadow.results[index])
+
+    async def finish_match(self, table_id: str, record: dict[str, Any]) -> None:
+        shadow = self._shadow(table_id)
+        forfeit = record.get("forfeit")
+        if "abandoned" in record:
+            reason, winner = "abandoned", None
+        elif forfeit is not None:
+            reason, winner = "forfeit", forfeit["winner"]
+        else:
+            reason, winner = "won", shadow.winner
+        await self.repo.finish_match(table_id, shadow.totals, winner, reason=reason)
+        del self._shadows[table_id]
+
+    async def load_unfinished(self) -> list[StoredMatch]:
+        """Every match still on, its shadow rebuilt; writes a crash cut short are redone."""
+        stored = []
+        for log in await self.repo.load_unfinished():
+            shadow = self._rebuild(log)
+            await self._catch_up(log.match.id, shadow, logged_deals=len(log.deals))
+            for index, result in enumerate(shadow.results):
+                if log.deals[index].outcome is None:
+                    await self.repo.finish_deal(log.match.id, index, result)
+            if shadow.is_over:  # the crash came between the last action and finish_match
+                await self.repo.finish_match(log.match.id, shadow.totals, shadow.winner)
+                continue
+            self._shadows[log.match.id] = shadow
+            stored.append(StoredMatch(
+                log.match.id, log.match.meta,
+                actions=[LoggedAction(a.version or 0, a.seat, a.action, a.actor or "")
+                         for deal in log.actions for a in deal],
+                deal_results=[r.to_dict() for r in shadow.results],
+            ))
+        return stored
+
+    @staticmethod
+    def _rebuild(log: MatchLog) -> Match:
+        meta = log.match.meta
+        shadow = Match(Options.make(log.match.variant, **log.match.options), seed=meta["seed"])
+        for deal, actions in zip(log.deals, log.actions, strict=True):
+            dealt = deck_text(shadow.deals[deal.idx].deck)
+            if dealt != deal.deck:
+                raise RecordError(deal.idx, 0, f"the seed deals {dealt}, the log {deal.deck}")
+            for row in actions:
+                shadow.apply_action(row.action, row.seat)
+        return shadow
+

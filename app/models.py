@@ -1,0 +1,79 @@
+"""REST request and response models, apart from the table state they describe."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ai import LEVELS
+
+Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$")]
+Level = Literal["easy", "normal", "hard"]
+FlagValue = bool | int | str
+
+assert set(LEVELS) == {"easy", "normal", "hard"}, "Level must list ai.LEVELS"
+
+
+class GuestCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Name
+
+
+class GuestPublic(BaseModel):
+    id: str
+    name: str
+    token: str = Field(description="Send as `Authorization: Bearer <token>` and in `hello`.")
+
+
+class TableCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Name
+    variant: Literal["bulgarian", "classic"] = "bulgarian"
+    options: dict[Annotated[str, Field(max_length=64)], FlagValue] = Field(
+        default_factory=dict,
+        max_length=32,
+        description="House-rule flags of RULES.md §9 by name; missing ones take the "
+        "variant's defaults.",
+    )
+    turn_seconds: float | None = Field(
+        default=None, ge=1, le=600, description="Seconds per human turn; default from settings."
+    )
+    private: bool = Field(default=False, description="Private tables are not listed.")
+    timeout_forfeits: bool = Field(
+        default=False, description="A missed turn loses the match instead of a bot playing it."
+    )
+
+
+class BotCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: Level = "normal"
+
+
+class SeatPublic(BaseModel):
+    kind: Literal["empty", "human", "bot"]
+    name: str | None = None
+    level: Level | None = None
+    connected: bool = False
+    autoplay: bool = Field(default=False, description="A bot plays for the absent human.")
+
+
+class Forfeit(BaseModel):
+    seat: int
+    winner: int
+
+
+class TablePublic(BaseModel):
+    id: str
+    name: str
+    variant: str
+    options: dict[str, FlagValue] = Field(description="Every flag that applies, with its value.")
+    turn_seconds: float
+    private: bool
+    timeout_forfeits: bool
+    status: Literal["waiting", "playing", "over", "closed"]
+    version: int
+    seats: list[SeatPublic]
+    totals: tuple[int, int] | None = None
+    winner: int | None = Field(default=None, description="Winning team, once over.")
+    forfeit: Forfeit | None = None

@@ -1,0 +1,144 @@
+"""The WebSocket protocol's messages (docs/protocol.md describes them for client authors).
+
+Client messages are parsed here and nowhere else; :func:`parse` turns any text into a
+message or a :class:`ProtocolError` with a documented code, so bad input never escapes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .models import TablePublic
+
+PROTOCOL_VERSION = 1
+
+# Close codes (RFC 6455 ones where they fit, 4xxx for the application).
+CLOSE_NORMAL = 1000
+CLOSE_GOING_AWAY = 1001
+CLOSE_UNSUPPORTED = 1003  # a binary frame
+CLOSE_POLICY = 1008  # rate limit exceeded
+CLOSE_TOO_BIG = 1009  # frame larger than ws_max_message
+CLOSE_RESTART = 1012  # the server is shutting down
+CLOSE_TIMEOUT = 4000  # no hello in time, or silent for ws_idle_timeout
+CLOSE_REPLACED = 4001  # the same player opened another socket to this table
+CLOSE_BAD_TOKEN = 4003
+CLOSE_NO_TABLE = 4004  # unknown or closed table
+CLOSE_TOO_SLOW = 4008  # the client does not read its messages
+CLOSE_CROWDED = 4009  # the table has as many spectators as it takes
+CLOSE_BAD_HELLO = 4400  # first message not a valid hello, or unsupported protocol version
+
+Id = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Hello(_Message):
+    type: Literal["hello"]
+    protocol: int
+    token: Annotated[str, Field(max_length=1024)]
+
+
+class ActionRequest(_Message):
+    type: Literal["action"]
+    id: Id
+    version: int
+    action: Annotated[str, Field(max_length=64)]
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+    id: Id | None = None
+
+
+class Pong(_Message):
+    type: Literal["pong"]
+
+
+class Resume(_Message):
+    type: Literal["resume"]
+
+
+ClientMessage = Hello | ActionRequest | Ping | Pong | Resume
+_adapter: TypeAdapter[ClientMessage] = TypeAdapter(
+    Annotated[ClientMessage, Field(discriminator="type")]
+)
+_TYPES = frozenset({"hello", "action", "ping", "pong", "resume"})
+
+
+class ProtocolError(Exception):
+    """A client message the server refuses; ``code`` goes back in an ``error`` message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def parse(text: str) -> ClientMessage:
+    """One client frame as a message; ProtocolError bad_json, unknown_type or bad_message."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # deep nesting raises RecursionError
+        raise ProtocolError("bad_json", f"not JSON: {str(exc)[:100]}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", "a message is a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in _TYPES:
+        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:32]!r}")
+    try:
+        return _adapter.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()[:3]
+        )
+        raise ProtocolError("bad_message", problems) from None
+
+
+# ------------------------------------------------------------------ server messages
+
+
+class Welcome(BaseModel):
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    player: dict[str, str]
+
+
+class State(BaseModel):
+    """A snapshot or an event: the table, and the view of the recipient alone."""
+
+    type: Literal["snapshot", "event"]
+    version: int
+    event: dict[str, Any] | None = None
+    table: TablePublic
+    seat: int | None
+    view: dict[str, Any] | None
+    turn: int | None
+    deadline: int | None = Field(description="Unix time in ms when the turn times out.")
+
+
+class Ack(BaseModel):
+    type: Literal["ack"] = "ack"
+    id: str
+    version: int
+
+
+class Error(BaseModel):
+    type: Literal["error"] = "error"
+    id: str | None = None
+    code: str
+    message: str
+
+
+class ServerPing(BaseModel):
+    type: Literal["ping"] = "ping"
+    time: int
+
+
+class ServerPong(BaseModel):
+    type: Literal["pong"] = "pong"
+    id: str | None = None
+    time: int

@@ -1,0 +1,744 @@
+"""Tables: seats, the match, the version and the timers of each table, owned by one actor.
+
+Every change (a seat taken, a card played, a bot's move, a turn timing out, a socket
+arriving or leaving) is a command on the table's queue, applied one at a time by the
+table's own asyncio task, like boardgame.io's master.  Nothing else writes a table, so
+there are no locks.  Each accepted command raises ``version`` by one; presence changes
+(sockets coming and going, a bot covering for an absent player) do not.
+
+Nothing here knows about HTTP or WebSockets: a socket is a :class:`Client` whose outbox
+the web layer drains, and refusals are :class:`TableError` with a code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Action, IllegalActionError, Match, Options, parse_action, write_record
+from engine.errors import UnknownActionError
+from engine.observation import Observation
+
+from .auth import Player
+from .bots import BotRunner
+from .config import Settings
+from .models import Forfeit, SeatPublic, TablePublic
+from .protocol import (
+    CLOSE_NO_TABLE,
+    CLOSE_REPLACED,
+    CLOSE_RESTART,
+    CLOSE_TOO_SLOW,
+    Ack,
+    Error,
+    State,
+)
+from .storage import LoggedAction, Storage
+from .views import action_event, public_view
+
+log = logging.getLogger(__name__)
+
+WAITING, PLAYING, OVER, CLOSED = "waiting", "playing", "over", "closed"
+ANSWERS_KEPT = 64  # per player: how many past action ids a repeat is still answered for
+
+
+class TableError(Exception):
+    """A refused command; ``status`` is the HTTP status the REST layer answers with."""
+
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Put in an outbox: the socket's writer closes the socket with this code."""
+
+    code: int
+    reason: str
+
+
+class Client:
+    """One socket's end of a table: who is there, and the queue the socket's writer drains.
+
+    Messages are queued already encoded, each built for this client alone.  A client that
+    stops reading is closed rather than allowed to grow the server's memory.
+    """
+
+    def __init__(self, player: Player, limit: int) -> None:
+        self.player = player
+        self.seat: int | None = None
+        self.outbox: asyncio.Queue[str | Close] = asyncio.Queue()
+        self.closed = False
+        self._limit = limit
+
+    def send(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.outbox.qsize() >= self._limit:
+            self.close(CLOSE_TOO_SLOW, "too many unread messages")
+        else:
+            self.outbox.put_nowait(text)
+
+    def close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(Close(code, reason))
+
+
+@dataclass(slots=True)
+class Seat:
+    kind: str = "empty"  # empty, human, bot
+    player: Player | None = None
+    level: str | None = None  # a bot's level
+    connected: bool = False
+    missed: int = 0  # turns in a row the timer played for this human
+    autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
+    grace: asyncio.TimerHandle | None = None
+
+    @property
+    def covered(self) -> bool:
+        """A human seat whose turns a bot plays now: away, or asleep at the table."""
+        return self.kind == "human" and (self.autoplay or not self.connected)
+
+    def holds(self, player: Player) -> bool:
+        return self.player is not None and self.player.id == player.id
+
+    def public(self) -> SeatPublic:
+        return SeatPublic(
+            kind=self.kind,  # type: ignore[arg-type]
+            name=None if self.player is None else self.player.name,
+            level=self.level,  # type: ignore[arg-type]
+            connected=self.connected,
+            autoplay=self.autoplay,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    name: str
+    options: Options
+    turn_seconds: float
+    private: bool
+    timeout_forfeits: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What tables share: settings, the bot executors, storage, and the lobby's index."""
+
+    settings: Settings
+    bots: BotRunner
+    storage: Storage
+    discard: Callable[[str], None]
+
+
+# ------------------------------------------------------------------ commands
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    player: Player
+    seat: int
+    level: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartMatch:
+    player: Player
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAction:
+    client: Client
+    id: str
+    version: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """The player asks to play again after the timer handed the seat to a bot."""
+
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    version: int
+    seat: int
+    action: Action
+    by: str  # bot, cover (player away), timeout
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimeout:
+    version: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GraceOver:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """Close the table if it is still ``status``: a match never started, or long finished."""
+
+    status: str
+
+
+Command = (
+    SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Attach | Detach | PlayAction
+    | TakeBack | BotMove | TurnTimeout | GraceOver | Expire
+)
+
+
+class Table:
+    """One table and its actor task.  Use :meth:`submit` (awaits the answer) or
+    :meth:`post` (fire and forget); never touch the state from outside."""
+
+    def __init__(self, table_id: str, config: TableConfig, owner: Player, services: Services):
+        self.id = table_id
+        self.config = config
+        self.owner = owner
+        self.seats = [Seat() for _ in range(4)]
+        self.match: Match | None = None
+        self.status = WAITING
+        self.version = 0
+        self.forfeit: Forfeit | None = None
+        self.deadline: float | None = None  # wall-clock time the current human turn ends
+        self.seed = secrets.randbits(63)
+        self._services = services
+        self._settings = services.settings
+        self._clients: dict[str, Client] = {}  # by player id: one socket per player
+        self._answers: dict[str, OrderedDict[str, str]] = {}  # player id -> action id -> reply
+        self._record_seats: list[dict[str, Any]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self._thinking: asyncio.Task[None] | None = None
+        self._turn: tuple[int, int, float] | None = None  # version, seat, wall-clock end
+        self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any] | None]] = asyncio.Queue()
+        self._task = asyncio.create_task(self._run(), name=f"table-{table_id}")
+        self._expiry = asyncio.get_running_loop().call_later(
+            self._settings.waiting_table_ttl, self.post, Expire(WAITING)
+        )
+
+    # ------------------------------------------------------------- entry points
+
+    async def submit(self, command: Command) -> Any:
+        """Queue ``command`` and wait for the actor's answer (or its TableError)."""
+        if self.status == CLOSED:
+            raise TableError("no_table", "the table is closed", 404)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((command, future))
+        return await future
+
+    def post(self, command: Command) -> None:
+        """Queue ``command`` without waiting; ignored once the table is closed."""
+        if self.status != CLOSED:
+            self._queue.put_nowait((command, None))
+
+    async def stop(self) -> None:
+        """Server shutdown: stop the actor and close sockets; storage keeps the match."""
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        self._cancel_timers()
+        for client in self._clients.values():
+            client.close(CLOSE_RESTART, "server restarting")
+
+    @property
+    def connections(self) -> int:
+        return len(self._clients)
+
+    def info(self) -> TablePublic:
+        match = self.match
+        return TablePublic(
+            id=self.id,
+            name=self.config.name,
+            variant=self.config.options.variant,
+            options=self.config.options.applicable(),
+            turn_seconds=self.config.turn_seconds,
+            private=self.config.private,
+            timeout_forfeits=self.config.timeout_forfeits,
+            status=self.status,  # type: ignore[arg-type]
+            version=self.version,
+            seats=[seat.public() for seat in self.seats],
+            totals=None if match is None else match.totals,
+            winner=self.forfeit.winner if self.forfeit else None if match is None else match.winner,
+            forfeit=self.forfeit,
+        )
+
+    def record(self) -> dict[str, Any]:
+        """The match so far as ``belote-record/1``; it holds every deck, so only the REST
+        layer's finished-match export may hand it out."""
+        if self.match is None:
+            raise TableError("not_started", "the match has not started")
+        extra: dict[str, Any] = {"id": self.id, "seats": self._record_seats}
+        if self.forfeit is not None:
+            extra["forfeit"] = self.forfeit.model_dump()
+        return write_record(self.match, **extra)
+
+    # ------------------------------------------------------------- the actor
+
+    async def _run(self) -> None:
+        while self.status != CLOSED:
+            command, future = await self._queue.get()
+            try:
+                result = await self._handle(command)
+            except TableError as exc:
+                if future is not None and not future.done():
+                    future.set_exception(exc)
+            except Exception:  # a bug must not take the table down with it
+                log.exception("table %s failed on %r", self.id, command)
+                if future is not None and not future.done():
+                    future.set_exception(TableError("internal", "internal error", 500))
+            else:
+                if future is not None and not future.done():
+                    future.set_result(result)
+        while not self._queue.empty():
+            _, future = self._queue.get_nowait()
+            if future is not None and not future.done():
+                future.set_exception(TableError("no_table", "the table is closed", 404))
+
+    async def _handle(self, command: Command) -> Any:
+        match command:
+            case SitDown(player, seat):
+                return await self._sit(player, seat)
+            case LeaveSeat(player, seat):
+                if not self._seat(seat).holds(player):
+                    raise TableError("not_your_seat", "only the seat's own player may leave", 403)
+                if self.status not in (WAITING, PLAYING):
+                    raise TableError("game_over", "the match is over")
+                return await self._release(seat)
+            case AddBot(player, seat, level):
+                self._check_manager(player)
+                if self._seat(seat).kind != "empty":
+                    raise TableError("seat_taken", f"seat {seat} is taken")
+                self.seats[seat] = Seat(kind="bot", level=level)
+                return self._changed({"kind": "seat", "seat": seat})
+            case RemoveBot(player, seat):
+                self._check_manager(player)
+                if self._seat(seat).kind != "bot":
+                    raise TableError("not_a_bot", f"seat {seat} holds no bot")
+                self.seats[seat] = Seat()
+                return self._changed({"kind": "seat", "seat": seat})
+            case StartMatch(player):
+                return await self._start(player)
+            case Attach(client):
+                return self._attach(client)
+            case Detach(client):
+                return self._detach(client)
+            case PlayAction(client, action_id, version, text):
+                return await self._play(client, action_id, version, text)
+            case TakeBack(client):
+                if client.seat is not None and self.seats[client.seat].autoplay:
+                    self._arrive(client.seat, None)
+                return None
+            case BotMove(version, seat, action, by):
+                if version == self.version and self.status == PLAYING:
+                    await self._bot_move(seat, action, by)
+                return None
+            case TurnTimeout(version, seat):
+                if version == self.version and self.status == PLAYING:
+                    await self._timeout(seat)
+                return None
+            case GraceOver(player, seat):
+                held = self.seats[seat]
+                if held.holds(player) and not held.connected and self.status in (WAITING, PLAYING):
+                    await self._release(seat)
+                return None
+            case Expire(status):
+                if self.status == status:
+                    await self._close("expired")
+                return None
+
+    # ------------------------------------------------------------- seats
+
+    def _seat(self, seat: int) -> Seat:
+        if not 0 <= seat < 4:
+            raise TableError("no_seat", f"no seat {seat}: seats are 0 to 3", 404)
+        return self.seats[seat]
+
+    def _seat_of(self, player: Player) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s.holds(player)), None)
+
+    def _check_manager(self, player: Player) -> None:
+        """Bots and the start are for the table's creator or a seated player, while waiting."""
+        if player.id != self.owner.id and self._seat_of(player) is None:
+            raise TableError("not_allowed", "only the creator or a seated player may", 403)
+        if self.status != WAITING:
+            raise TableError("not_waiting", "the match has already started")
+
+    async def _sit(self, player: Player, seat: int) -> TablePublic:
+        if self._seat(seat).kind != "empty":
+            raise TableError("seat_taken", f"seat {seat} is taken")
+        if self.status != WAITING:
+            raise TableError("not_waiting", "the match has already started")
+        if self._seat_of(player) is not None:
+            raise TableError("already_seated", "you already have a seat at this table")
+        client = self._clients.get(player.id)
+        self.seats[seat] = Seat(kind="human", player=player, connected=client is not None)
+        if client is not None:
+            client.seat = seat
+        return self._changed({"kind": "seat", "seat": seat})
+
+    async def _release(self, seat: int) -> TablePublic:
+        """The seat's player is gone for good: an empty seat before the match, a bot during it."""
+        held = self.seats[seat]
+        if held.grace is not None:
+            held.grace.cancel()
+        client = self._clients.get(held.player.id) if held.player else None
+        if client is not None:
+            client.seat = None
+        if self.status == WAITING:
+            self.seats[seat] = Seat()
+        else:
+            self.seats[seat] = Seat(kind="bot", level=self._settings.cover_level)
+        if not any(s.kind == "human" for s in self.seats):
+            await self._close("no players left")
+            return self.info()
+        return self._changed({"kind": "seat", "seat": seat})
+
+    async def _start(self, player: Player) -> TablePublic:
+        self._check_manager(player)
+        if any(s.kind == "empty" for s in self.seats):
+            raise TableError("seats_empty", "every seat needs a player or a bot")
+        if not any(s.kind == "human" for s in self.seats):
+            raise TableError("no_humans", "a match needs at least one human")
+        self.match = Match(self.config.options, seed=self.seed)
+        self.status = PLAYING
+        self._record_seats = [
+            {"name": s.player.name, "kind": "human"} if s.player else
+            {"name": "Bot", "kind": "bot", "level": s.level}
+            for s in self.seats
+        ]
+        await self._services.storage.create_match(self.id, {
+            "variant": self.config.options.variant,
+            "options": self.config.options.changed(),
+            "seed": self.seed,
+            "seats": [  # the record's seats, plus who the humans are (not in the record)
+                entry | ({"player_id": s.player.id} if s.player else {})
+                for entry, s in zip(self._record_seats, self.seats, strict=True)
+            ],
+            "version": self.version + 1,
+        })
+        return self._changed({"kind": "start"})
+
+    def _changed(self, event: dict[str, Any]) -> TablePublic:
+        """An accepted change: the next version, the next turn, and everyone told."""
+        self.version += 1
+        self._schedule_turn()
+        self._broadcast(lambda viewer: event)
+        return self.info()
+
+    # ------------------------------------------------------------- sockets
+
+    def _attach(self, client: Client) -> None:
+        seat = self._seat_of(client.player)
+        watching = sum(c.seat is None and c.player.id != client.player.id
+                       for c in self._clients.values())
+        if seat is None and watching >= self._settings.max_spectators:
+            raise TableError("too_many_spectators", "this table has enough spectators")
+        old = self._clients.get(client.player.id)
+        if old is not None:
+            old.close(CLOSE_REPLACED, "replaced by a newer connection")
+        self._clients[client.player.id] = client
+        client.seat = seat
+        if client.seat is not None:
+            self._arrive(client.seat, client)
+        client.send(self._state(client, "snapshot", None))
+
+    def _arrive(self, seat: int, client: Client | None) -> None:
+        """The seat's player is here and playing again: back from a bot's cover."""
+        held = self.seats[seat]
+        if held.grace is not None:
+            held.grace.cancel()
+            held.grace = None
+        was_covered = held.covered
+        held.connected, held.autoplay, held.missed = True, False, 0
+        if was_covered:
+            if self.match is not None and self.match.current_player() == seat:
+                self._schedule_turn()
+            self._broadcast(lambda viewer: {"kind": "presence", "seat": seat}, skip=client)
+
+    def _detach(self, client: Client) -> None:
+        if self._clients.get(client.player.id) is not client:
+            return  # already replaced by a newer socket
+        del self._clients[client.player.id]
+        seat = client.seat
+        if seat is None or self.status not in (WAITING, PLAYING):
+            return
+        held = self.seats[seat]
+        held.connected = False
+        held.grace = asyncio.get_running_loop().call_later(
+            self._settings.reconnect_grace, self.post, GraceOver(client.player, seat)
+        )
+        if self.match is not None and self.match.current_player() == seat:
+            self._schedule_turn()
+        self._broadcast(lambda viewer: {"kind": "presence", "seat": seat})
+
+    # ------------------------------------------------------------- play
+
+    async def _play(self, client: Client, action_id: str, version: int, text: str) -> None:
+        answers = self._answers.setdefault(client.player.id, OrderedDict())
+        answer = answers.get(action_id)
+        if answer is None:
+            answer = await self._try_play(client, action_id, version, text)
+            answers[action_id] = answer
+            if len(answers) > ANSWERS_KEPT:
+                answers.popitem(last=False)
+        client.send(answer)
+
+    async def _try_play(self, client: Client, action_id: str, version: int, text: str) -> str:
+        def error(code: str, message: str) -> str:
+            return Error(id=action_id, code=code, message=message).model_dump_json()
+
+        seat = client.seat
+        if seat is None:
+            return error("not_seated", "only a seated player may act")
+        if self.status == WAITING:
+            return error("not_started", "the match has not started")
+        if self.status != PLAYING:
+            return error("game_over", "the match is over")
+        if version != self.version:
+            return error("stale_version", f"the table is at version {self.version}, not {version}")
+        try:
+            action = parse_action(text)
+        except ValueError as exc:
+            return error(UnknownActionError.code, str(exc))
+        try:
+            await self._apply(seat, action, "player")
+        except IllegalActionError as exc:
+            return error(exc.code, str(exc))
+        held = self.seats[seat]
+        if held.autoplay:
+            self._arrive(seat, None)
+        held.missed = 0
+        return Ack(id=action_id, version=self.version).model_dump_json()
+
+    async def _apply(self, seat: int, action: Action, by: str) -> None:
+        """Apply a checked action, log it, then tell everyone; IllegalActionError changes
+        nothing."""
+        match = self.match
+        assert match is not None
+        finished = len(match.results)
+        match.apply_action(action, seat)
+        self.version += 1
+        storage = self._services.storage
+        await storage.append_action(self.id, LoggedAction(self.version, seat, action, by))
+        results = [r.to_dict() for r in match.results[finished:]]
+        for index, result in enumerate(results, finished):
+            await storage.finish_deal(self.id, index, result)
+        if match.is_over:
+            await self._finish()
+        self._schedule_turn()
+        extra: dict[str, Any] = {"by": by}
+        if results:
+            extra["deal_results"] = results
+        self._broadcast(lambda viewer: action_event(seat, action, viewer) | extra)
+
+    async def _bot_move(self, seat: int, action: Action, by: str) -> None:
+        assert self.match is not None
+        legal = self.match.legal_actions()
+        if action not in legal:
+            log.error("table %s: bot chose illegal %r for seat %d", self.id, action, seat)
+            action = legal[0]
+        await self._apply(seat, action, by)
+
+    async def _timeout(self, seat: int) -> None:
+        held = self.seats[seat]
+        held.missed += 1
+        if self.config.timeout_forfeits:
+            self.forfeit = Forfeit(seat=seat, winner=1 - seat % 2)
+            self.version += 1
+            await self._finish()
+            self._broadcast(lambda viewer: {"kind": "forfeit", "seat": seat})
+            return
+        if held.missed >= self._settings.missed_turns_to_bot and not held.autoplay:
+            held.autoplay = True
+            self._broadcast(lambda viewer: {"kind": "presence", "seat": seat})
+        self._cancel_turn()
+        self._think(seat, self._settings.cover_level, "timeout", 0)
+
+    async def _finish(self) -> None:
+        self.status = OVER
+        self._cancel_turn()
+        await self._services.storage.finish_match(self.id, self.record())
+        if self._expiry is not None:
+            self._expiry.cancel()
+        self._expiry = asyncio.get_running_loop().call_later(
+            self._settings.finished_table_ttl, self.post, Expire(OVER)
+        )
+
+    async def _close(self, reason: str) -> None:
+        if self.status == PLAYING:
+            await self._services.storage.finish_match(
+                self.id, self.record() | {"abandoned": reason}
+            )
+        self.status = CLOSED
+        self._cancel_timers()
+        for client in self._clients.values():
+            client.close(CLOSE_NO_TABLE, f"table closed: {reason}")
+        self._services.discard(self.id)
+
+    # ------------------------------------------------------------- turns
+
+    def _schedule_turn(self) -> None:
+        """Start whatever moves the game on: a bot thinking, or the human's turn timer."""
+        self._cancel_turn()
+        seat = None if self.match is None or self.status != PLAYING else self.match.current_player()
+        if seat is None:
+            return
+        held = self.seats[seat]
+        if held.kind == "bot":
+            assert held.level is not None
+            self._think(seat, held.level, "bot", self._settings.bot_delay)
+        elif held.covered:
+            self._think(seat, self._settings.cover_level, "cover", self._settings.bot_delay)
+        else:
+            # The same turn keeps its deadline, so reconnecting cannot buy more time.
+            if self._turn is None or self._turn[:2] != (self.version, seat):
+                self._turn = (self.version, seat, time.time() + self.config.turn_seconds)
+            self.deadline = self._turn[2]
+            self._timer = asyncio.get_running_loop().call_later(
+                max(0.0, self.deadline - time.time()), self.post, TurnTimeout(self.version, seat)
+            )
+
+    def _think(self, seat: int, level: str, by: str, delay: float) -> None:
+        assert self.match is not None
+        observation = self.match.observation(seat)
+        self._thinking = asyncio.create_task(
+            self._decide(self.version, seat, level, by, delay, observation)
+        )
+
+    async def _decide(
+        self, version: int, seat: int, level: str, by: str, delay: float, observation: Observation
+    ) -> None:
+        """Off the actor: wait the human-like pause, let a bot decide, post the move."""
+        if delay:
+            await asyncio.sleep(delay)
+        seed = (self.seed + version) % (1 << 63)
+        try:
+            action = await self._services.bots.decide(level, observation, seed)
+        except Exception:  # a broken bot must not freeze the table
+            log.exception("table %s: %s bot failed for seat %d", self.id, level, seat)
+            action = observation.legal_actions[0]
+        self.post(BotMove(version, seat, action, by))
+
+    def _cancel_turn(self) -> None:
+        self.deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._thinking is not None:
+            self._thinking.cancel()
+            self._thinking = None
+
+    def _cancel_timers(self) -> None:
+        self._cancel_turn()
+        if self._expiry is not None:
+            self._expiry.cancel()
+        for seat in self.seats:
+            if seat.grace is not None:
+                seat.grace.cancel()
+
+    # ------------------------------------------------------------- messages
+
+    def _view(self, seat: int | None) -> dict[str, Any] | None:
+        if self.match is None:
+            return None
+        if seat is None:
+            return public_view(self.match.observation(0))
+        return self.match.observation(seat).to_dict()
+
+    def _state(self, client: Client, kind: str, event: dict[str, Any] | None,
+               info: TablePublic | None = None) -> str:
+        """A snapshot or event for ``client`` alone, built from its seat's view now."""
+        return State(
+            type=kind,  # type: ignore[arg-type]
+            version=self.version,
+            event=event,
+            table=info or self.info(),
+            seat=client.seat,
+            view=self._view(client.seat),
+            turn=self.match.current_player() if self.status == PLAYING and self.match else None,
+            deadline=None if self.deadline is None else int(self.deadline * 1000),
+        ).model_dump_json()
+
+    def _broadcast(
+        self, event_for: Callable[[int | None], dict[str, Any]], skip: Client | None = None
+    ) -> None:
+        if not self._clients:
+            return
+        info = self.info()
+        for client in self._clients.values():
+            if client is not skip:
+                client.send(self._state(client, "event", event_for(client.seat), info))
+
+
+class Lobby:
+    """Every live table by id; creates tables and forgets closed ones."""
+
+    def __init__(self, settings: Settings, bots: BotRunner, storage: Storage) -> None:
+        self.tables: dict[str, Table] = {}
+        self._services = Services(settings, bots, storage, self.discard)
+
+    def create(self, owner: Player, config: TableConfig) -> Table:
+        if len(self.tables) >= self._services.settings.max_tables:
+            raise TableError("too_many_tables", "the server is full; try again later", 429)
+        table_id = secrets.token_urlsafe(9)  # unguessable: private tables are found by id
+        table = self.tables[table_id] = Table(table_id, config, owner, self._services)
+        return table
+
+    def get(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError("no_table", f"no table {table_id!r}", 404)
+        return table
+
+    def open_tables(self) -> list[Table]:
+        return [t for t in self.tables.values() if t.status == WAITING and not t.config.private]
+
+    def discard(self, table_id: str) -> None:
+        self.tables.pop(table_id, None)
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(table.stop() for table in list(self.tables.values())))
+        self.tables.clear()

@@ -1,0 +1,127 @@
+"""Fixtures shared by the table-server tests (tests/test_app_*.py): settings for fast
+tables, an in-process client, a real uvicorn server on a free port, and small helpers."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app, server_config
+
+
+def app_settings(**overrides: Any) -> Settings:
+    """Bots answer at once and the rate limit stays out of the way, unless overridden."""
+    values: dict[str, Any] = {
+        "secret_key": "test-secret-key-0123456789",
+        "bot_delay": 0,
+        "ws_rate": 10_000,
+        "ws_burst": 10_000,
+        "bot_processes": 1,
+        "log_level": "warning",
+    } | overrides
+    return Settings(**values)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(app_settings())) as test_client:
+        yield test_client
+
+
+@dataclass
+class LiveServer:
+    app: FastAPI
+    port: int
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws(self, table_id: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/api/tables/{table_id}/ws"
+
+
+def run_server(settings: Settings) -> Iterator[LiveServer]:
+    """uvicorn configured as ``python -m app`` does, on a loopback port of its own."""
+    app = create_app(settings)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(server_config(settings, app))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    started = threading.Event()
+    while not server.started and thread.is_alive():
+        started.wait(0.01)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield LiveServer(app, sock.getsockname()[1])
+    finally:
+        server.should_exit = True
+        thread.join()
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[LiveServer]:
+    yield from run_server(app_settings())
+
+
+class Rest:
+    """The REST calls a test table needs, over TestClient or a real httpx client."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    def guest(self, name: str) -> dict[str, str]:
+        response = self.http.post("/api/guests", json={"name": name})
+        assert response.status_code == 201, response.text
+        guest: dict[str, str] = response.json()
+        return guest
+
+    @staticmethod
+    def auth(guest: dict[str, str]) -> dict[str, str]:
+        return {"Authorization": f"Bearer {guest['token']}"}
+
+    def table(self, owner: dict[str, str], seats: list[dict[str, str] | str],
+              start: bool = False, **create: Any) -> str:
+        """A table with ``seats``: a guest sits, a level string puts a bot in."""
+        response = self.http.post("/api/tables", json={"name": "test"} | create,
+                                  headers=self.auth(owner))
+        assert response.status_code == 201, response.text
+        table_id: str = response.json()["id"]
+        for seat, who in enumerate(seats):
+            if isinstance(who, str):
+                response = self.http.put(f"/api/tables/{table_id}/seats/{seat}/bot",
+                                         json={"level": who}, headers=self.auth(owner))
+            else:
+                response = self.http.put(f"/api/tables/{table_id}/seats/{seat}",
+                                         headers=self.auth(who))
+            assert response.status_code == 200, response.text
+        if start:
+            self.start(table_id, owner)
+        return table_id
+
+    def start(self, table_id: str, who: dict[str, str]) -> None:
+        response = self.http.post(f"/api/tables/{table_id}/start", headers=self.auth(who))
+        assert response.status_code == 200, response.text
+
+
+@pytest.fixture
+def rest(client: TestClient) -> Rest:
+    return Rest(client)
+
+
+@pytest.fixture(scope="module")
+def live_rest(live: LiveServer) -> Iterator[Rest]:
+    with httpx.Client(base_url=live.http) as http:
+        yield Rest(http)

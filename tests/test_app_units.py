@@ -1,0 +1,133 @@
+"""Table-server pieces without a server: views, message parsing, tokens, storage."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from app.auth import InvalidToken, Tokens
+from app.protocol import ActionRequest, Hello, ProtocolError, parse
+from app.storage import LoggedAction, MemoryStorage
+from app.views import action_event, public_view
+from engine import Match, Options, action_name
+from engine.actions import ANNOUNCE
+
+
+def match_with_announcement() -> Match:
+    """Play random legal actions until someone has announced a combination."""
+    for seed in range(200):
+        match = Match(Options.make("bulgarian"), seed=seed)
+        rng = random.Random(seed)
+        while match.deal is not None and match.deal.phase != "over" and not match.is_over:
+            legal = match.legal_actions()
+            announces = [a for a in legal if a >= ANNOUNCE]
+            match.apply_action(announces[0] if announces else rng.choice(legal))
+            if match.deal.announcements and match.deal.phase == "play":
+                return match
+    raise AssertionError("no announcement in 200 seeds")
+
+
+def test_public_view_hides_hand_legal_actions_and_announced_cards() -> None:
+    match = match_with_announcement()
+    deal = match.deal
+    assert deal is not None
+    announcer = deal.announcements[0][0]
+    own = match.observation(announcer)
+    assert own.to_dict()["announcements"][0]["cards"] is not None  # the announcer sees them
+    view = public_view(own)
+    assert view["seat"] is None and view["hand"] == [] and view["legal_actions"] == []
+    assert all(a["cards"] is None for a in view["announcements"])
+    assert view["announcements"][0]["kind"] == own.to_dict()["announcements"][0]["kind"]
+    assert view["trick"] == own.to_dict()["trick"]  # public cards stay
+    assert view["hand_sizes"] == list(own.hand_sizes)
+
+
+def test_action_event_shows_announced_cards_to_the_announcer_only() -> None:
+    match = match_with_announcement()
+    deal = match.deal
+    assert deal is not None
+    seat, combo = deal.announcements[0]
+    action = ANNOUNCE + combo
+    assert action_event(seat, action, seat)["action"] == action_name(action)
+    for viewer in [None, *(s for s in range(4) if s != seat)]:
+        assert action_event(seat, action, viewer) == {
+            "kind": "action", "seat": seat, "action": "announce"}
+    assert action_event(1, 5, 2) == {"kind": "action", "seat": 1, "action": action_name(5)}
+
+
+def test_public_view_is_the_same_from_every_seat_and_shows_no_hand() -> None:
+    """Whichever seat's observation it is made from, the public view is one and the same,
+    so nothing seat-specific survives; checked along random matches of both variants."""
+    for seed, variant in enumerate(["bulgarian", "classic"] * 3):
+        match = Match(Options.make(variant), seed=seed)
+        rng = random.Random(seed)
+        while not match.is_over:
+            views = [public_view(match.observation(s)) for s in range(4)]
+            assert all(v == views[0] for v in views), views
+            deal = match.deal
+            assert deal is not None
+            if deal.phase != "over":
+                held = {action_name(c) for s in range(4) for c in range(32)
+                        if deal.hands[s] >> c & 1}
+                shown = {c for a in views[0]["announcements"] for c in a["cards"] or []}
+                assert not (set(views[0]["hand"]) | shown) & held
+            match.apply_action(rng.choice(match.legal_actions()))
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("{", "bad_json"),
+    ("[" * 3000, "bad_json"),
+    ("[1, 2]", "bad_message"),
+    ('"hello"', "bad_message"),
+    ('{"type": "shout"}', "unknown_type"),
+    ('{"type": ["action"]}', "unknown_type"),
+    ('{"no": "type"}', "unknown_type"),
+    ('{"type": "action", "id": "a", "version": "x", "action": "TH"}', "bad_message"),
+    ('{"type": "action", "id": "", "version": 1, "action": "TH"}', "bad_message"),
+    ('{"type": "action", "id": "a", "version": 1, "action": "TH", "more": 1}', "bad_message"),
+    ('{"type": "hello", "protocol": 1}', "bad_message"),
+])
+def test_parse_refuses_with_a_code(text: str, code: str) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        parse(text)
+    assert refused.value.code == code
+
+
+def test_parse_accepts_the_documented_messages() -> None:
+    assert isinstance(parse('{"type": "hello", "protocol": 1, "token": "t"}'), Hello)
+    action = parse('{"type": "action", "id": "a1", "version": 7, "action": "TH"}')
+    assert action == ActionRequest(type="action", id="a1", version=7, action="TH")
+
+
+def test_tokens_round_trip_and_refuse_forgeries() -> None:
+    tokens = Tokens("secret-one-0123456789", 3600)
+    player, token = tokens.issue("Ana")
+    assert tokens.read(token) == player
+    forged = Tokens("another-secret-0123", 3600).issue("Ana")[1]
+    for bad in ["", "garbage", token[:-2] + "xx", forged]:
+        with pytest.raises(InvalidToken):
+            tokens.read(bad)
+
+
+def test_memory_storage_keeps_unfinished_matches_in_order() -> None:
+    async def scenario() -> None:
+        storage = MemoryStorage()
+        await storage.create_match("t1", {"seed": 1})
+        await storage.create_match("t2", {"seed": 2})
+        await storage.append_action("t1", LoggedAction(2, 0, 70, "player"))
+        await storage.finish_deal("t1", 0, {"outcome": "redeal"})
+        with pytest.raises(ValueError):
+            await storage.finish_deal("t1", 5, {})
+        await storage.finish_match("t2", {"format": "belote-record/1"})
+        unfinished = await storage.load_unfinished()
+        assert [m.table_id for m in unfinished] == ["t1"]
+        assert unfinished[0].actions == [LoggedAction(2, 0, 70, "player")]
+        small = MemoryStorage(keep_finished=2)
+        for name in "abc":
+            await small.create_match(name, {})
+            await small.finish_match(name, {})
+        assert sorted(small.matches) == ["b", "c"]  # the oldest finished match is forgotten
+
+    asyncio.run(scenario())

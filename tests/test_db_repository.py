@@ -1,0 +1,223 @@
+"""The match log on both databases: writes, record rebuild, recovery, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.pool import NullPool
+
+from app.db.repository import Repository
+from app.db.session import Database, StorageError, StorageUnavailable
+from app.db.url import async_url
+from engine import Options, replay
+from engine.record import replay_report
+
+from .test_db_support import BACKENDS, SEATS, play_logged, run
+
+pytest_plugins = ["tests.test_db_support"]  # the database fixtures
+
+OPTIONS = [
+    Options.make("bulgarian"),
+    Options.make("classic", target_score=301),
+    Options.make("bulgarian", reshuffle_each_deal=False, target_score=51),
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["bulgarian", "classic", "cut-only"])
+def test_record_rebuilt_from_log_equals_live_record(db_url: str, options: Options) -> None:
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            live = await play_logged(repo, "m1", options, seed=11)
+            assert live.match.is_over
+            log = await repo.load("m1")
+            assert log is not None
+            record = log.record()
+            assert record == live.record(record)
+            assert record["seats"][1] == {"name": "Bot", "kind": "bot", "level": "hard"}
+            rebuilt = replay(record)
+            assert replay_report(rebuilt) == replay_report(live.match)
+            assert rebuilt.results == live.match.results
+            assert (rebuilt.totals, rebuilt.winner) == (live.match.totals, live.match.winner)
+            assert await repo.load_unfinished() == []
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+def test_unfinished_matches_are_recovered_where_they_stopped(db_url: str) -> None:
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            done = await play_logged(repo, "done", OPTIONS[0], seed=3)
+            mid = await play_logged(repo, "mid", OPTIONS[1], seed=4, stop_after=50)
+            fresh = await play_logged(repo, "fresh", OPTIONS[0], seed=5, stop_after=0)
+            assert done.match.is_over and not fresh.match.deals
+            logs = await repo.load_unfinished()
+            assert [log.match.id for log in logs] == ["mid", "fresh"]
+            for log, live in zip(logs, (mid, fresh), strict=True):
+                record = log.record()
+                assert record == live.record(record)
+                table = log.replay()
+                assert table.current_player() == live.match.current_player()
+                assert table.legal_actions() == live.match.legal_actions()
+                if live.match.deals:
+                    assert table.observation(0).to_dict() == live.match.observation(0).to_dict()
+                assert [s.name for s in log.seats] == [s.name for s in SEATS]
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+def test_public_record_leaves_out_the_deal_in_progress(db_url: str) -> None:
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            live = await play_logged(repo, "m", OPTIONS[0], seed=8, stop_after=80)
+            assert live.match.deal is not None and not live.match.deal.is_over
+            log = await repo.load("m")
+            assert log is not None
+            public = log.record(finished_deals_only=True)
+            finished = len(live.match.results)
+            assert len(public["deals"]) == finished
+            assert public["deals"] == log.record()["deals"][:finished]
+            assert replay(public).results == live.match.results
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+def test_concurrent_tables_each_keep_their_order(db_url: str) -> None:
+    """Many tables writing at once: no lock errors on SQLite, every log complete."""
+
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            lives = await asyncio.gather(*(
+                play_logged(repo, f"t{i}", OPTIONS[i % 2], seed=i, stop_after=40)
+                for i in range(12)
+            ))
+            logs = {log.match.id: log for log in await repo.load_unfinished()}
+            for live in lives:
+                record = logs[live.id].record()
+                assert record == live.record(record)
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+def test_a_repeated_action_is_refused(db_url: str) -> None:
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            await play_logged(repo, "m", OPTIONS[0], seed=1, stop_after=1)
+            with pytest.raises(StorageError) as caught:
+                await repo.append_action("m", 0, 0, 0, 70)
+            assert not isinstance(caught.value, StorageUnavailable)
+            with pytest.raises(StorageError):  # no such deal
+                await repo.append_action("m", 5, 0, 0, 70)
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+def test_bad_options_and_seats_are_refused_before_writing(db_url: str) -> None:
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            with pytest.raises(ValueError):
+                await repo.create_match("m", "bulgarian", {"no_such_flag": 1}, SEATS)
+            with pytest.raises(ValueError):
+                await repo.create_match("m", "bulgarian", {}, SEATS[:3])
+            assert await repo.load("m") is None
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unreachable_database_raises_storage_unavailable(backend: str, tmp_path: Path) -> None:
+    # A directory where the SQLite file should be; a loopback port nobody listens on.
+    url = f"sqlite:///{tmp_path}" if backend == "sqlite" else (
+        "postgresql://postgres@127.0.0.1:1/test"
+    )
+
+    async def scenario() -> None:
+        db = Database(url)
+        try:
+            with pytest.raises(StorageUnavailable):
+                await Repository(db).append_action(uuid.uuid4().hex, 0, 0, 0, 70)
+            with pytest.raises(StorageUnavailable):
+                await Repository(db).load_unfinished()
+        finally:
+            await db.dispose()
+            # The failed aiosqlite connection sits in a traceback cycle: finalise it while
+            # its loop still runs, or its worker thread reports into a closed loop.
+            gc.collect()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("plain", "expected"),
+    [
+        ("sqlite:///data/belote.db", "sqlite+aiosqlite:///data/belote.db"),
+        ("sqlite+aiosqlite:///x.db", "sqlite+aiosqlite:///x.db"),
+        ("postgresql://u:p@h/db", "postgresql+asyncpg://u:p@h/db"),
+        ("postgres://u:p@h:5433/db", "postgresql+asyncpg://u:p@h:5433/db"),
+        ("postgresql+psycopg2://u@h/db", "postgresql+asyncpg://u@h/db"),
+        ("postgresql://u@h/db?sslmode=require", "postgresql+asyncpg://u@h/db?ssl=require"),
+    ],
+)
+def test_database_url_gets_the_async_driver(plain: str, expected: str) -> None:
+    assert async_url(plain).render_as_string(hide_password=False) == expected
+
+
+def test_other_databases_are_refused() -> None:
+    with pytest.raises(ValueError, match="unsupported"):
+        async_url("mysql://u@h/db")
+
+
+def test_a_dropped_postgresql_connection_is_replaced(migrated_urls: dict[str, str]) -> None:
+    """A server restart kills pooled connections: the next write reconnects (pre-ping)
+    instead of stopping the table with StorageUnavailable."""
+
+    async def scenario() -> None:
+        db = Database(migrated_urls["postgresql"])
+        admin = Database(migrated_urls["postgresql"], poolclass=NullPool)
+        try:
+            repo = Repository(db)
+            await repo.create_match("dropped", "bulgarian", {}, SEATS)
+            await repo.start_deal("dropped", 0, 0, list(range(32)))
+            async with admin.write() as conn:
+                killed = await conn.scalar(text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                    "AND backend_type = 'client backend'"
+                ))
+            assert killed == 1  # the pooled connection of ``db``
+            await repo.append_action("dropped", 0, 0, 0, 70)
+            log = await repo.load("dropped")
+            assert log is not None and [a.action for a in log.actions[0]] == [70]
+        finally:
+            await admin.dispose()
+            await db.dispose()
+
+    run(scenario())

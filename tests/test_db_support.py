@@ -1,0 +1,119 @@
+"""Shared fixtures and helpers of the database tests (this module holds no test itself).
+
+Every storage test runs on SQLite and on PostgreSQL.  PostgreSQL is the server of
+``BELOTE_TEST_POSTGRES`` (default: the local one); each test session creates a database
+of its own there, migrated to head, and drops it at the end.  An unreachable server fails
+the run: it is never skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import pytest
+from sqlalchemy import delete
+
+from app.db import models
+from app.db.migrate import scratch_database, upgrade
+from app.db.repository import BOT, HUMAN, Repository, Seat
+from app.db.session import Database
+from engine import Match, Options, write_record
+
+PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+BACKENDS = ("sqlite", "postgresql")
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run one test's coroutine on a loop of its own (engines are made inside it)."""
+    return asyncio.run(coro)
+
+
+@pytest.fixture(scope="session")
+def migrated_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """One SQLite file and one PostgreSQL database for the session, migrated to head."""
+    with scratch_database(PG_SERVER, "belote_test") as pg_url:
+        urls = {"sqlite": f"sqlite:///{tmp_path_factory.mktemp('db') / 'belote.db'}",
+                "postgresql": pg_url}
+        for url in urls.values():
+            upgrade(url)
+        yield urls
+
+
+async def _empty(url: str) -> None:
+    db = Database(url)
+    try:
+        async with db.write() as conn:
+            for table in (models.Action, models.Deal, models.MatchSeat, models.Match,
+                          models.Player):
+                await conn.execute(delete(table))
+    finally:
+        await db.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, migrated_urls: dict[str, str]) -> str:
+    """The URL of an empty, migrated database: SQLite, then PostgreSQL."""
+    url = migrated_urls[request.param]
+    run(_empty(url))
+    return url
+
+
+SEATS = (
+    Seat(HUMAN, "Ana", "p-ana"),
+    Seat(BOT, "Bot", level="hard"),
+    Seat(HUMAN, "Ivo", "p-ivo"),
+    Seat(BOT, "Bot", level="easy"),
+)
+
+
+@dataclass
+class LiveMatch:
+    """An engine match played with random legal actions, logged as a table would."""
+
+    id: str
+    match: Match
+    seats: tuple[Seat, ...] = SEATS
+
+    def record(self, repo_record: dict[str, Any]) -> dict[str, Any]:
+        """The live match's record with the stored record's extra keys, for comparing."""
+        extra = {k: v for k, v in repo_record.items()
+                 if k in ("id", "seats", "started_at", "finished_at")}
+        return write_record(self.match, **extra)
+
+
+async def play_logged(
+    repo: Repository,
+    match_id: str,
+    options: Options,
+    seed: int,
+    *,
+    stop_after: int | None = None,
+) -> LiveMatch:
+    """Play a whole match (or ``stop_after`` actions), logging everything as it happens."""
+    rng = random.Random(seed)
+    match = Match(options, seed=seed, auto_deal=False)
+    await repo.create_match(match_id, options.variant, options.changed(), SEATS)
+    played = 0
+    while not match.is_over and (stop_after is None or played < stop_after):
+        deal = match.start_deal()
+        index = len(match.deals) - 1
+        await repo.start_deal(match_id, index, deal.dealer, deal.deck)
+        while not deal.is_over and (stop_after is None or played < stop_after):
+            seat = match.current_player()
+            assert seat is not None
+            action = rng.choice(match.legal_actions())
+            seq = len(deal.history)
+            match.apply_action(action, seat)
+            await repo.append_action(match_id, index, seq, seat, action, actor="bot")
+            played += 1
+        if deal.is_over:
+            await repo.finish_deal(match_id, index, match.results[index])
+    if match.is_over:
+        await repo.finish_match(match_id, match.totals, match.winner)
+    return LiveMatch(match_id, match)
