@@ -7,10 +7,12 @@ engine's full state, so it cannot cheat even by mistake.
 
 from __future__ import annotations
 
-import random
 from typing import Protocol
 
 from engine import Action, Observation
+
+from .hard import DEFAULT_BUDGET_S, HardBot
+from .normal import EasyBot, NormalBot
 
 LEVELS = ("easy", "normal", "hard")
 
@@ -19,22 +21,20 @@ class Bot(Protocol):
     def choose(self, observation: Observation) -> Action: ...
 
 
-class RandomBot:
-    """Plays a uniformly random legal action (placeholder until the levels land)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def choose(self, observation: Observation) -> Action:
-        return self.rng.choice(observation.legal_actions)
-
-
-def make_bot(level: str, seed: int | None = None) -> Bot:
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
-    return RandomBot(seed)
+def make_bot(level: str, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> Bot:
+    """A bot of ``level``; ``budget_s`` caps each ``hard`` decision (seconds of wall time)."""
+    if level == "easy":
+        return EasyBot()
+    if level == "normal":
+        return NormalBot()
+    if level == "hard":
+        return HardBot(seed, budget_s)
+    raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
 
 
-def decide(level: str, observation: Observation, seed: int | None = None) -> Action:
+def decide(
+    level: str, observation: Observation, seed: int | None = None,
+    budget_s: float = DEFAULT_BUDGET_S,
+) -> Action:
     """One decision as a plain function of picklable inputs, for a process pool."""
-    return make_bot(level, seed).choose(observation)
+    return make_bot(level, seed, budget_s).choose(observation)

@@ -8,26 +8,42 @@ The value of a position is the card points team 0 takes from the cards still to 
 won (the cards on the table and in the hands, plus the 10 of the last trick).  Team 0
 maximises it, team 1 minimises it.  Belot, declarations and valat are scored by the
 caller, because they do not depend on which cards fall on which trick.
+
+A ``horizon`` (tricks to complete before stopping) makes early positions affordable in
+pure Python: past it the rest of the deal is split by :func:`estimate` instead of being
+searched.  Without one the search is exact.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
-from engine.cards import BEATS, POINTS, STRENGTH, SUIT_MASK, Card, Contract, Mask, cards_of
-from engine.deal import legal_cards
+from engine.cards import (
+    BEATS,
+    POINTS,
+    STRENGTH,
+    SUIT_MASK,
+    TRUMPS,
+    Card,
+    Contract,
+    Mask,
+    cards_of,
+)
+from engine.deal import legal_cards, trick_state
 from engine.options import Options
 from engine.scoring import LAST_TRICK
 
 Hands = list[Mask]
+
+
+def _strongest_first(contract: Contract, suit: int) -> tuple[Card, ...]:
+    strength = STRENGTH[contract]
+    return tuple(sorted(cards_of(SUIT_MASK[suit]), key=lambda c: -strength[c]))
+
+
 # Per contract and suit: the suit's cards, strongest first.
-_ORDER: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
-    tuple(
-        tuple(sorted(cards_of(SUIT_MASK[suit]), key=lambda c, k=k: -STRENGTH[k][c]))
-        for suit in range(4)
-    )
-    for k in range(6)
-)
+_ORDER = tuple(tuple(_strongest_first(k, suit) for suit in range(4)) for k in range(6))
 
 
 def distinct_moves(legal: Mask, remaining: Mask, contract: Contract) -> list[Card]:
@@ -56,6 +72,10 @@ def distinct_moves(legal: Mask, remaining: Mask, contract: Contract) -> list[Car
     return moves
 
 
+class SearchTimeout(Exception):
+    """The deadline passed in the middle of a search; its result is void."""
+
+
 class Solver:
     """Solves positions of one contract; reuse it to share the cache of trick starts.
 
@@ -63,17 +83,22 @@ class Solver:
     valid across the root moves of one sampled deal and across samples.
     """
 
-    def __init__(self, contract: Contract, options: Options) -> None:
+    def __init__(
+        self, contract: Contract, options: Options, horizon: int = 8,
+        deadline: float | None = None,
+    ) -> None:
         self.contract = contract
         self.options = options
+        self.horizon = horizon
+        self.deadline = deadline
         self.cache: dict[int, tuple[int, int]] = {}
         self.nodes = 0
 
     def value(self, hands: Sequence[Mask], trick: Sequence[Card], leader: int) -> int:
         """Team 0's points from here with best play by all four seats."""
-        win_seat, win_card, points = _trick_state(trick, leader, self.contract)
+        win_seat, win_card, points = trick_state(trick, leader, self.contract)
         return self._search(list(hands), list(trick), leader, win_seat, win_card, points,
-                            -1, _INFINITY)
+                            self.horizon, -1, _INFINITY)
 
     def move_values(
         self, hands: Sequence[Mask], trick: Sequence[Card], leader: int
@@ -83,7 +108,7 @@ class Solver:
         hands = list(hands)
         trick = list(trick)
         seat = (leader + len(trick)) % 4
-        win_seat, win_card, points = _trick_state(trick, leader, contract)
+        win_seat, win_card, points = trick_state(trick, leader, contract)
         legal = legal_cards(hands[seat], trick, win_card, bool(trick) and
                             (win_seat - seat) & 1 == 0, contract, self.options)
         remaining = hands[0] | hands[1] | hands[2] | hands[3]
@@ -91,8 +116,8 @@ class Solver:
             remaining |= 1 << card
         values: dict[Card, int] = {}
         for card in distinct_moves(legal, remaining, contract):
-            values[card] = self._play(hands, trick, leader, win_seat, win_card, points, seat,
-                                      card, -1, _INFINITY)
+            values[card] = self._play(hands, trick, leader, win_seat, win_card, points,
+                                      self.horizon, seat, card, -1, _INFINITY)
         # Equivalent cards share the value of their group's representative.
         for card in cards_of(legal):
             if card not in values:
@@ -101,7 +126,7 @@ class Solver:
 
     def _play(
         self, hands: Hands, trick: list[Card], leader: int, win_seat: int, win_card: Card,
-        points: int, seat: int, card: Card, alpha: int, beta: int,
+        points: int, depth: int, seat: int, card: Card, alpha: int, beta: int,
     ) -> int:
         """The value after ``seat`` plays ``card``; undoes its changes before returning."""
         contract = self.contract
@@ -111,29 +136,36 @@ class Solver:
         points += POINTS[contract][card]
         if len(trick) < 3:
             trick.append(card)
-            result = self._search(hands, trick, leader, win_seat, win_card, points, alpha, beta)
+            result = self._search(hands, trick, leader, win_seat, win_card, points, depth,
+                                  alpha, beta)
             trick.pop()
         else:
             if not hands[seat]:
                 points += LAST_TRICK
             gained = points if win_seat & 1 == 0 else 0
-            if hands[seat]:
-                result = gained + self._search(hands, [], win_seat, -1, -1, 0,
-                                               alpha - gained, beta - gained)
-            else:
+            if not hands[seat]:
                 result = gained
+            elif depth == 1:
+                result = gained + estimate(hands, contract)
+            else:
+                result = gained + self._search(hands, [], win_seat, -1, -1, 0, depth - 1,
+                                               alpha - gained, beta - gained)
         hands[seat] ^= 1 << card
         return result
 
     def _search(
         self, hands: Hands, trick: list[Card], leader: int, win_seat: int, win_card: Card,
-        points: int, alpha: int, beta: int,
+        points: int, depth: int, alpha: int, beta: int,
     ) -> int:
         self.nodes += 1
+        if self.deadline is not None and not self.nodes & 255 \
+                and time.perf_counter() > self.deadline:
+            raise SearchTimeout
         contract = self.contract
         key = 0
         if not trick:
-            key = (hands[0] << 98) | (hands[1] << 66) | (hands[2] << 34) | (hands[3] << 2) | leader
+            key = ((hands[0] << 102) | (hands[1] << 70) | (hands[2] << 38) | (hands[3] << 6)
+                   | (depth << 2) | leader)
             bounds = self.cache.get(key)
             if bounds is not None:
                 low, high = bounds
@@ -155,8 +187,8 @@ class Solver:
         maximizing = seat & 1 == 0
         best = -1 if maximizing else _INFINITY
         for card in moves:
-            value = self._play(hands, trick, leader, win_seat, win_card, points, seat, card,
-                               alpha, beta)
+            value = self._play(hands, trick, leader, win_seat, win_card, points, depth, seat,
+                               card, alpha, beta)
             if maximizing:
                 if value > best:
                     best = value
@@ -179,16 +211,39 @@ class Solver:
 
 
 _INFINITY = 1 << 20
+# Static weight of a card for :func:`estimate`: its strength, trumps above plain cards;
+# summed with the points per suit byte, so that a leaf costs sixteen lookups.
+_WEIGHT: tuple[tuple[int, ...], ...] = tuple(
+    tuple((STRENGTH[k][c] + 1) * (3 if TRUMPS[k] >> c & 1 else 1) for c in range(32))
+    for k in range(6)
+)
+_BYTE_WEIGHT = tuple(
+    tuple(tuple(sum(_WEIGHT[k][8 * s + r] for r in range(8) if b >> r & 1) for b in range(256))
+          for s in range(4))
+    for k in range(6)
+)
+_BYTE_POINTS = tuple(
+    tuple(tuple(sum(POINTS[k][8 * s + r] for r in range(8) if b >> r & 1) for b in range(256))
+          for s in range(4))
+    for k in range(6)
+)
 
 
-def _trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
-    """(winning seat, winning card, points) of a trick in progress."""
-    win_seat, win_card, points = -1, -1, 0
-    for i, card in enumerate(trick):
-        if i == 0 or (1 << card) & BEATS[contract][win_card]:
-            win_seat, win_card = (leader + i) % 4, card
-        points += POINTS[contract][card]
-    return win_seat, win_card, points
+def estimate(hands: Sequence[Mask], contract: Contract) -> int:
+    """Team 0's share of the points still in the hands, by the weight of its cards."""
+    weights, points = _BYTE_WEIGHT[contract], _BYTE_POINTS[contract]
+    total = LAST_TRICK
+    ours = theirs = 0
+    for seat in range(4):
+        hand = hands[seat]
+        for suit in range(4):
+            byte = hand >> (8 * suit) & 0xFF
+            total += points[suit][byte]
+            if seat & 1:
+                theirs += weights[suit][byte]
+            else:
+                ours += weights[suit][byte]
+    return total * ours // (ours + theirs)
 
 
 def _ordered(

@@ -39,6 +39,17 @@ _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range
 _NO_CONTRACT = -1
 
 
+def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
+    """(winning seat, winning card, card points) of a trick so far (RULES §1.6);
+    (-1, -1, 0) while it is empty."""
+    win_seat, win_card, points = -1, -1, 0
+    for i, card in enumerate(trick):
+        if i == 0 or (1 << card) & BEATS[contract][win_card]:
+            win_seat, win_card = (leader + i) % 4, card
+        points += POINTS[contract][card]
+    return win_seat, win_card, points
+
+
 def legal_cards(
     hand: Mask, trick: Sequence[Card], win_card: Card, partner_winning: bool,
     contract: Contract, options: Options,

@@ -99,6 +99,11 @@ def _maximal_runs(byte: int) -> tuple[tuple[int, int], ...]:
 _RUNS = tuple(_maximal_runs(b) for b in range(256))
 
 
+def combo_id(mask: Mask) -> int:
+    """The id of the combination made of exactly the cards of ``mask``; KeyError if none."""
+    return _ID_BY_MASK[mask]
+
+
 def parse_combo(text: str) -> int:
     """The id of a combination written as its cards (``"QS KS AS"``); ValueError if none."""
     mask = 0

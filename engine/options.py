@@ -11,7 +11,7 @@ VARIANTS = (BULGARIAN, CLASSIC)
 
 # flag -> (variants it applies to, allowed values); the first value is the default
 # unless the variant overrides it in _DEFAULTS.
-_FLAGS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
+FLAGS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
     "table_direction": (VARIANTS, ("counterclockwise", "clockwise")),
     "reshuffle_each_deal": (VARIANTS, (True, False)),
     "target_score": (VARIANTS, ()),
@@ -60,9 +60,9 @@ class Options:
         if variant == CLASSIC:
             base = replace(base, table_direction="clockwise", target_score=1000)
         for name, value in flags.items():
-            if name not in _FLAGS:
+            if name not in FLAGS:
                 raise ValueError(f"unknown option {name!r}")
-            variants, allowed = _FLAGS[name]
+            variants, allowed = FLAGS[name]
             if variant not in variants:
                 raise ValueError(f"option {name!r} does not apply to {variant}")
             if name == "target_score":
@@ -86,4 +86,4 @@ class Options:
     def applicable(self) -> dict[str, Any]:
         """Every flag that applies to this variant, with its value."""
         values = asdict(self)  # includes the derived `classic`, which is not a flag
-        return {name: values[name] for name, (vs, _) in _FLAGS.items() if self.variant in vs}
+        return {name: values[name] for name, (vs, _) in FLAGS.items() if self.variant in vs}

@@ -1,0 +1,198 @@
+"""Duplicate-deal arena: ``python -m ai.arena --variant bulgarian --a hard --b normal``.
+
+Each deal is played twice from the same deck and dealer, the two bots swapping seats,
+so the luck of the cards cancels out.  A deal's figure for A is the mean over its two
+plays of what the deal added to A's team score minus B's (``bulgarian`` scores times
+ten, so that both variants count in card points), with no carry-in.  The last line
+with ``--json`` is one JSON object: deals, mean, ci95, success, decision_ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from typing import Any
+
+from engine.match import Match
+from engine.options import Options
+from engine.scoring import MADE, REDEAL
+
+from .bot import LEVELS, make_bot
+from .hard import DEFAULT_BUDGET_S
+from .plot import running_mean_svg
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    variant: str
+    a: str
+    b: str
+    seed: int
+    budget_s: float
+
+
+@dataclass(slots=True)
+class DealOutcome:
+    """One duplicate deal: A's lead, bids and makes per bot, decision times per level."""
+
+    lead: float
+    bids: dict[str, int] = field(default_factory=lambda: {"a": 0, "b": 0})
+    made: dict[str, int] = field(default_factory=lambda: {"a": 0, "b": 0})
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+
+def deck_of(seed: int, index: int) -> list[int]:
+    deck = list(range(32))
+    random.Random(f"arena:{seed}:{index}").shuffle(deck)
+    return deck
+
+
+def play_deal(setup: Setup, index: int) -> DealOutcome:
+    """Both plays of deal ``index``: A sits at team 0 first, then at team 1."""
+    options = Options.make(setup.variant)
+    scale = 1 if options.classic else 10
+    deck = deck_of(setup.seed, index)
+    outcome = DealOutcome(0.0)
+    for a_team in (0, 1):
+        match = Match(options, dealer=index % 4, auto_deal=False)
+        match.start_deal(deck)
+        role = ["a" if seat & 1 == a_team else "b" for seat in range(4)]
+        bots = [make_bot(getattr(setup, role[seat]), setup.seed * 1_000_003 + index * 8
+                         + a_team * 4 + seat, setup.budget_s) for seat in range(4)]
+        deal = match.deal
+        assert deal is not None
+        while not deal.is_over:
+            seat = match.current_player()
+            assert seat is not None
+            observation = match.observation(seat)
+            start = time.perf_counter()
+            action = bots[seat].choose(observation)
+            elapsed = time.perf_counter() - start
+            outcome.times.setdefault(getattr(setup, role[seat]), []).append(elapsed)
+            match.apply_action(action, seat)
+        result = match.results[-1]
+        outcome.lead += (result.score[a_team] - result.score[1 - a_team]) * scale / 2
+        if result.outcome != REDEAL and result.bidder is not None:
+            bidder = role[result.bidder]
+            outcome.bids[bidder] += 1
+            outcome.made[bidder] += result.outcome == MADE
+    return outcome
+
+
+def _play(args: tuple[Setup, int]) -> DealOutcome:
+    return play_deal(*args)
+
+
+def run(setup: Setup, deals: int, jobs: int = 1, progress: bool = False) -> list[DealOutcome]:
+    """Every deal's outcome, in deal order (the same whatever ``jobs`` is)."""
+    tasks = [(setup, i) for i in range(deals)]
+    outcomes: list[DealOutcome] = []
+    results: Iterator[DealOutcome]
+    if jobs > 1:
+        pool = Pool(jobs)
+        results = pool.imap(_play, tasks)
+    else:
+        pool = None
+        results = map(_play, tasks)
+    try:
+        for outcome in results:
+            outcomes.append(outcome)
+            if progress:
+                _bar(len(outcomes), deals)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    if progress:
+        sys.stderr.write("\n")
+    return outcomes
+
+
+def _bar(done: int, total: int) -> None:
+    width = 40
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals")
+    sys.stderr.flush()
+
+
+def mean_ci(values: list[float]) -> tuple[float, float, float]:
+    """Mean and its 95% interval (normal approximation)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, mean, mean
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    half = 1.96 * math.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile of an ascending list."""
+    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def summary(setup: Setup, outcomes: list[DealOutcome]) -> dict[str, Any]:
+    """The report as one JSON-ready object."""
+    mean, low, high = mean_ci([o.lead for o in outcomes])
+    success = {}
+    for bot in ("a", "b"):
+        bids = sum(o.bids[bot] for o in outcomes)
+        made = sum(o.made[bot] for o in outcomes)
+        success[bot] = {"level": getattr(setup, bot), "bids": bids, "made": made,
+                        "rate": round(made / bids, 4) if bids else None}
+    decision_ms = {}
+    for level in sorted({lvl for o in outcomes for lvl in o.times}):
+        times = sorted(t * 1000 for o in outcomes for t in o.times.get(level, []))
+        decision_ms[level] = {"count": len(times), "p50": round(percentile(times, 50), 3),
+                              "p99": round(percentile(times, 99), 3),
+                              "max": round(times[-1], 3)}
+    return {"variant": setup.variant, "a": setup.a, "b": setup.b, "seed": setup.seed,
+            "budget_s": setup.budget_s, "deals": len(outcomes), "mean": round(mean, 3),
+            "ci95": [round(low, 3), round(high, 3)], "success": success,
+            "decision_ms": decision_ms}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Duplicate-deal match between two bot levels.")
+    parser.add_argument("--variant", choices=("bulgarian", "classic"), default="bulgarian")
+    parser.add_argument("--a", choices=LEVELS, required=True)
+    parser.add_argument("--b", choices=LEVELS, required=True)
+    parser.add_argument("--deals", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S,
+                        help="time cap per hard decision, seconds")
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    parser.add_argument("--plot", help="write the running mean and its interval as SVG")
+    args = parser.parse_args(argv)
+    setup = Setup(args.variant, args.a, args.b, args.seed, args.budget)
+    outcomes = run(setup, args.deals, args.jobs, progress=True)
+    report = summary(setup, outcomes)
+    low, high = report["ci95"]
+    print(f"{args.variant}: A={args.a} vs B={args.b}, {args.deals} duplicate deals, "
+          f"seed {args.seed}")
+    print(f"A's mean lead per deal: {report['mean']:+.2f} points, 95% CI [{low:+.2f}, {high:+.2f}]")
+    for bot, s in report["success"].items():
+        rate = "n/a" if s["rate"] is None else f"{100 * s['rate']:.1f}%"
+        print(f"{bot.upper()} ({s['level']}) as bidder: {s['made']}/{s['bids']} made ({rate})")
+    for level, t in report["decision_ms"].items():
+        print(f"{level} decisions: p50 {t['p50']:.2f} ms, p99 {t['p99']:.2f} ms, "
+              f"max {t['max']:.2f} ms ({t['count']} decisions)")
+    if args.plot:
+        title = f"{args.variant}: {args.a} vs {args.b}, running mean of A's lead per deal"
+        with open(args.plot, "w") as out:
+            out.write(running_mean_svg([o.lead for o in outcomes], title))
+    if args.json:
+        print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""The ``hard`` level: sampled deals consistent with all it knows, each solved open.
+
+For each sample the solver gives, for every legal card, the points our team ends with
+under best play; those are turned into what the deal would add to each team's score
+(contract made or failed, rounding, declarations, belots, doubling) and averaged, so
+the card chosen is the best for the contract, not the one that grabs most points.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from engine.actions import Action
+from engine.cards import (
+    ALL_TRUMPS,
+    JACK,
+    KING,
+    NINE,
+    NO_TRUMPS,
+    POINTS,
+    QUEEN,
+    RANK_MASK,
+    STRENGTH,
+    SUIT_MASK,
+    Card,
+    Mask,
+    cards_of,
+)
+from engine.deal import trick_state
+from engine.declarations import combo_id, resolve
+from engine.observation import Observation
+from engine.scoring import Tally, card_total, score_deal
+
+from .bidding import hard_call
+from .inference import infer, sample
+from .normal import normal_card
+from .solver import SearchTimeout, Solver
+from .view import View, announcement, play, view_of
+
+DEFAULT_BUDGET_S = 1.0
+MIN_SAMPLES = 4  # before the samples may stop early because they agree
+MAX_SAMPLES = 10
+EXACT_TRICKS = 4  # solve to the end when at most this many tricks are left ...
+HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
+HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
+# Share of the budget the search may use: the rest absorbs the bookkeeping and a busy
+# machine descheduling the process, so that the decision stays under the cap.
+SAFETY = 0.5
+
+
+class HardBot:
+    """Deterministic for a seed as long as the time cap does not cut the sampling."""
+
+    def __init__(self, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
+        self.rng = random.Random(seed)
+        self.budget_s = budget_s
+
+    def choose(self, observation: Observation) -> Action:
+        if observation.phase == "auction":
+            return hard_call(observation)
+        announce = announcement(observation)
+        if announce is not None:
+            return announce
+        view = view_of(observation)
+        return play(view, self.card(observation, view))
+
+    def card(self, obs: Observation, view: View) -> Card:
+        start = time.perf_counter()
+        fallback = normal_card(view, obs.declarer)
+        if view.legal & (view.legal - 1) == 0:
+            return fallback
+        deadline = start + self.budget_s * SAFETY
+        knowledge = infer(obs)
+        left = 8 - len(obs.tricks)
+        exact = left <= EXACT_TRICKS
+        solver = Solver(view.contract, obs.options, 8 if exact else HORIZON, deadline)
+        most = MAX_SAMPLES if exact else HORIZON_SAMPLES
+        scorer = _Scorer(obs)
+        totals = dict.fromkeys(cards_of(view.legal), 0.0)
+        agreed = set(totals)
+        done = 0
+        while done < most and time.perf_counter() < deadline:
+            if done >= MIN_SAMPLES and len(agreed) == 1:
+                break
+            hands = sample(knowledge, self.rng)
+            hands[obs.seat] = obs.hand
+            try:
+                values = solver.move_values(hands, obs.trick, obs.leader)
+            except SearchTimeout:
+                break
+            scores = {c: scorer.score(v, hands) for c, v in values.items()}
+            best = max(scores.values())
+            agreed &= {c for c, s in scores.items() if s == best}
+            for card, s in scores.items():
+                totals[card] += s
+            done += 1
+        if not done:
+            return fallback
+        k = view.contract
+        return max(totals, key=lambda c: (totals[c], c == fallback, -POINTS[k][c],
+                                          -STRENGTH[k][c]))
+
+
+class _Scorer:
+    """Maps team 0's final card points in a sampled deal to our score lead for it."""
+
+    def __init__(self, obs: Observation) -> None:
+        assert obs.contract is not None and obs.declarer is not None
+        self.obs = obs
+        self.declarer = obs.declarer
+        self.contract = obs.contract
+        self.team = obs.seat & 1
+        done = [0, 0]
+        for leader, cards in obs.tricks:
+            win_seat, _, points = trick_state(cards, leader, self.contract)
+            done[win_seat & 1] += points
+        self.done = done
+        self.total = card_total(self.contract)
+        self.declarations = _declarations(obs)
+        self.belots = [0, 0]
+        for seat, _suit in obs.belots:
+            self.belots[seat & 1] += 1
+        self.announced_suits = {suit for _, suit in obs.belots}
+
+    def score(self, team0_rest: int, hands: list[Mask]) -> float:
+        """What the deal adds to our score minus theirs, in card points."""
+        team0 = self.done[0] + team0_rest
+        card_points = (team0, self.total - team0)
+        belots = list(self.belots)
+        for seat, hand in enumerate(hands):
+            belots[seat & 1] += _pairs(hand, self.contract, self.announced_suits)
+        tally = Tally(self.contract, self.declarer, self.obs.multiplier, card_points,
+                      self.declarations, (belots[0], belots[1]), None)
+        result = score_deal(tally, self.obs.pool, self.obs.options)
+        lead = result.score[self.team] - result.score[1 - self.team]
+        return float(lead if self.obs.options.classic else 10 * lead)
+
+
+def _pairs(hand: Mask, contract: int, announced: set[int]) -> int:
+    """Belots the hand can still announce: K and Q of trumps (every suit in AT) held."""
+    if contract == NO_TRUMPS:
+        return 0
+    suits = range(4) if contract == ALL_TRUMPS else (contract,)
+    pair = RANK_MASK[KING] | RANK_MASK[QUEEN]
+    return sum(1 for s in suits
+               if s not in announced and hand & pair & SUIT_MASK[s] == pair & SUIT_MASK[s])
+
+
+def _declarations(obs: Observation) -> tuple[int, int]:
+    """The declaration points each team will score, from what is public to this seat.
+
+    A hidden run is judged by its kind alone; it stands in as a run of that length topped
+    by a queen, the middle of the possible tops.
+    """
+    if not obs.announcements:
+        return 0, 0
+    announced = []
+    for a in obs.announcements:
+        if a.cards is not None:
+            combo = combo_id(a.cards)
+        elif a.kind == "carre":  # its value tells jacks (200) and nines (150) apart
+            combo = combo_id(RANK_MASK[{200: JACK, 150: NINE}.get(a.value, KING)])
+        else:
+            length = {"tierce": 3, "quarte": 4}.get(a.kind, 5)
+            combo = combo_id(((1 << length) - 1) << (QUEEN + 1 - length))
+        announced.append((a.seat, combo))
+    trump = obs.contract if obs.contract is not None and obs.contract < NO_TRUMPS else None
+    points, _ = resolve(announced, trump, obs.options)
+    return points[0], points[1]

@@ -1,0 +1,184 @@
+"""What ``hard`` infers about the hidden hands, and deals sampled to match it.
+
+Every card played is replayed against the rules: a card ``x`` is excluded from a seat's
+hand when holding it would have made the card that seat played illegal.  This one test
+covers all the reasoning about voids (it did not follow suit), trump ceilings (it did
+not over-trump, so it has no higher trump) and trumplessness (it discarded when obliged
+to trump), under every house rule, because it asks the engine's own ``legal_cards``.
+A card can only be excluded this way when the exclusion is pairwise, which holds for the
+rules of RULES §5: each obligation reads "if you hold a card of this kind, play one".
+
+Announcements locate cards outright (a belot shows the other card of the pair, a carré
+its four cards, the classic taker holds the turned card).  The auction gives soft
+evidence: a seat that named a suit is more likely to hold its jack and nine.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from engine.actions import BID, PASS
+from engine.cards import (
+    FULL_DECK,
+    JACK,
+    KING,
+    NINE,
+    NO_TRUMPS,
+    QUEEN,
+    RANK_MASK,
+    RANKS,
+    SUIT_MASK,
+    Card,
+    Mask,
+    cards_of,
+)
+from engine.deal import legal_cards, trick_state
+from engine.observation import Observation
+
+# Prior weight of a card for a seat that named its suit in the auction (others: 1).
+NAMED_TOP_WEIGHT = 4.0  # jack and nine of the named suit
+NAMED_WEIGHT = 1.6  # the other cards of that suit
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """Hard facts and soft beliefs about the three hidden hands of a seat."""
+
+    seat: int
+    hidden: Mask  # every card in the other three hands
+    sizes: tuple[int, int, int, int]  # cards each seat still holds
+    excluded: tuple[Mask, Mask, Mask, Mask]  # cards a seat cannot hold
+    located: tuple[Mask, Mask, Mask, Mask]  # cards a seat surely holds
+    weights: tuple[tuple[float, ...], ...]  # [seat][card] prior weight
+
+
+def infer(obs: Observation) -> Knowledge:
+    """Everything the observation tells about where each hidden card lies."""
+    assert obs.contract is not None
+    contract = obs.contract
+    played = 0
+    plays: list[tuple[int, tuple[Card, ...], Card]] = []  # (seat, trick before, card)
+    for leader, cards in (*obs.tricks, (obs.leader, obs.trick)):
+        for i, card in enumerate(cards):
+            plays.append(((leader + i) % 4, tuple(cards[:i]), card))
+            played |= 1 << card
+    hidden = FULL_DECK & ~played & ~obs.hand
+    excluded = [0, 0, 0, 0]
+    for seat, before, card in plays:
+        if seat == obs.seat or not before:
+            continue
+        win_seat, win_card, _ = trick_state(before, (seat - len(before)) % 4, contract)
+        partner = (win_seat - seat) & 1 == 0
+        for x in cards_of(hidden & ~excluded[seat]):
+            pair = (1 << card) | (1 << x)
+            if not legal_cards(pair, before, win_card, partner, contract, obs.options) >> card & 1:
+                excluded[seat] |= 1 << x
+    located = [0, 0, 0, 0]
+    for seat, suit in obs.belots:
+        located[seat] |= SUIT_MASK[suit] & (RANK_MASK[KING] | RANK_MASK[QUEEN])
+    for a in obs.announcements:
+        if a.kind.startswith("carre-"):
+            located[a.seat] |= RANK_MASK[RANKS.index(a.kind[-1])]
+        elif a.cards is not None:
+            located[a.seat] |= a.cards
+    if obs.turned is not None and obs.declarer is not None:
+        located[obs.declarer] |= 1 << obs.turned
+    located = [m & hidden if s != obs.seat else 0 for s, m in enumerate(located)]
+    for seat in range(4):
+        for other in range(4):
+            if other != seat:
+                excluded[seat] |= located[other]
+    return Knowledge(
+        seat=obs.seat,
+        hidden=hidden,
+        sizes=obs.hand_sizes,
+        excluded=(excluded[0], excluded[1], excluded[2], excluded[3]),
+        located=(located[0], located[1], located[2], located[3]),
+        weights=_auction_weights(obs),
+    )
+
+
+def _auction_weights(obs: Observation) -> tuple[tuple[float, ...], ...]:
+    weights = [[1.0] * 32 for _ in range(4)]
+    for seat, call in obs.auction:
+        if BID <= call < PASS and call - BID < NO_TRUMPS:
+            suit = call - BID
+            for card in cards_of(SUIT_MASK[suit]):
+                top = card & 7 in (JACK, NINE)
+                weights[seat][card] = NAMED_TOP_WEIGHT if top else NAMED_WEIGHT
+    return tuple(tuple(w) for w in weights)
+
+
+def sample(knowledge: Knowledge, rng: random.Random) -> list[Mask]:
+    """One deal of the hidden cards consistent with every hard fact.
+
+    Cards are placed one at a time, each to a seat drawn in proportion to its free room
+    times the prior weight, among the seats that leave the rest placeable (Hall's
+    condition over the three seats), so sampling never dead-ends.  If the facts
+    contradict each other (they should not) the soft ones are dropped, then all.
+    """
+    seats = [s for s in range(4) if s != knowledge.seat]
+    located = knowledge.located
+    every = located[0] | located[1] | located[2] | located[3]
+    by_location = tuple(every & ~located[s] for s in range(4))
+    for excluded, fixed in ((knowledge.excluded, located), (by_location, located),
+                            ((0, 0, 0, 0), (0, 0, 0, 0))):
+        hands = _place(knowledge, seats, excluded, fixed, rng)
+        if hands is not None:
+            return hands
+    raise AssertionError("hand sizes always allow some deal")
+
+
+def _place(
+    knowledge: Knowledge, seats: list[int], excluded: tuple[Mask, ...],
+    located: tuple[Mask, ...], rng: random.Random,
+) -> list[Mask] | None:
+    hands = [0, 0, 0, 0]
+    room = [0, 0, 0, 0]
+    located_all = 0
+    for s in seats:
+        hands[s] = located[s]
+        located_all |= located[s]
+        room[s] = knowledge.sizes[s] - located[s].bit_count()
+        if room[s] < 0:
+            return None
+    free = list(cards_of(knowledge.hidden & ~located_all))
+    rng.shuffle(free)
+    patterns = []
+    counts = [0] * 8  # cards by the set of seats (bits over ``seats``) that may take them
+    for card in free:
+        pattern = sum(1 << i for i, s in enumerate(seats) if not excluded[s] >> card & 1)
+        patterns.append(pattern)
+        counts[pattern] += 1
+    if not _feasible(counts, [room[s] for s in seats]):
+        return None
+    for card, pattern in zip(free, patterns, strict=True):
+        counts[pattern] -= 1
+        options: list[tuple[int, float]] = []
+        for i, s in enumerate(seats):
+            if pattern >> i & 1 and room[s]:
+                room[s] -= 1
+                if _feasible(counts, [room[t] for t in seats]):
+                    options.append((i, (room[s] + 1) * knowledge.weights[s][card]))
+                room[s] += 1
+        pick = rng.random() * sum(w for _, w in options)
+        chosen = options[-1][0]
+        for i, w in options:
+            pick -= w
+            if pick < 0:
+                chosen = i
+                break
+        s = seats[chosen]
+        hands[s] |= 1 << card
+        room[s] -= 1
+    return hands
+
+
+def _feasible(counts: list[int], room: list[int]) -> bool:
+    """Hall's condition: every set of seats has room for the cards only it may take."""
+    for subset in range(1, 8):
+        need = sum(counts[p] for p in range(1, 8) if p & ~subset == 0)
+        if need > sum(room[i] for i in range(3) if subset >> i & 1):
+            return False
+    return counts[0] == 0

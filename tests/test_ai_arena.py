@@ -1,0 +1,45 @@
+"""A short arena run: the report has the promised shape (its numbers are not judged)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ai import arena
+from ai.plot import running_mean_svg
+
+
+def test_arena_json_report_has_the_promised_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    arena.main(["--variant", "classic", "--a", "hard", "--b", "easy", "--deals", "2",
+                "--seed", "3", "--budget", "0.05", "--json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out.strip().splitlines()[-1])
+    assert report["deals"] == 2
+    assert isinstance(report["mean"], float | int)
+    low, high = report["ci95"]
+    assert low <= report["mean"] <= high
+    assert set(report["success"]) == {"a", "b"}
+    for bot in report["success"].values():
+        assert {"level", "bids", "made", "rate"} <= set(bot)
+    assert set(report["decision_ms"]) == {"hard", "easy"}
+    for times in report["decision_ms"].values():
+        assert times["p50"] <= times["p99"] <= times["max"]
+    assert "2/2 deals" in captured.err  # the progress bar
+
+
+def test_arena_results_do_not_depend_on_the_number_of_processes() -> None:
+    setup = arena.Setup("bulgarian", "normal", "easy", 5, 1.0)
+    alone = arena.run(setup, 6, jobs=1)
+    shared = arena.run(setup, 6, jobs=2)
+    assert [o.lead for o in alone] == [o.lead for o in shared]
+
+
+def test_duplicate_deals_of_equal_bots_cancel_out() -> None:
+    setup = arena.Setup("bulgarian", "normal", "normal", 2, 1.0)
+    assert all(o.lead == 0 for o in arena.run(setup, 5))
+
+
+def test_plot_is_an_svg_with_the_running_mean() -> None:
+    svg = running_mean_svg([1.0, -2.0, 3.0, 4.0] * 5, "a < b")
+    assert svg.startswith("<svg") and "polyline" in svg and "a &lt; b" in svg

@@ -1,0 +1,101 @@
+"""Every level answers with a legal action, from the observation alone, repeatably."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from typing import Any
+
+from ai import LEVELS, decide, make_bot
+from engine.actions import BID, PASS
+from engine.match import Match
+from engine.observation import Observation
+from engine.options import FLAGS, VARIANTS, Options
+
+FAST = 0.01  # hard's time cap in these tests: legality does not depend on it
+
+
+def random_options(rng: random.Random, variant: str) -> Options:
+    """A variant with a random value for every house rule that applies to it."""
+    flags: dict[str, Any] = {}
+    for name, (variants, values) in FLAGS.items():
+        if variant in variants and values:
+            flags[name] = rng.choice(values)
+    return Options.make(variant, **flags)
+
+
+def test_every_level_plays_only_legal_actions_under_random_house_rules() -> None:
+    rng = random.Random(7)
+    states = 0
+    for game in range(64):
+        variant = VARIANTS[game % 2]
+        match = Match(random_options(rng, variant), seed=game)
+        bots = {level: make_bot(level, seed=game, budget_s=FAST) for level in LEVELS}
+        for _ in range(3):  # three deals: later ones have scores, pools and gathered decks
+            deal = match.deal
+            assert deal is not None
+            while not deal.is_over and not match.is_over:
+                seat = match.current_player()
+                assert seat is not None
+                obs = match.observation(seat)
+                asked = LEVELS if states % 4 == 0 else ("easy", "normal")
+                answers = [bots[level].choose(obs) for level in asked]
+                for action in answers:
+                    assert action in obs.legal_actions
+                states += 1
+                # Mix the levels' choices with random ones to reach odd positions.
+                match.apply_action(rng.choice([*answers, rng.choice(obs.legal_actions)]))
+            if match.is_over:
+                break
+    assert states > 4000
+
+
+def first_card_observation(deck: list[int]) -> Observation:
+    """Seat 0 bids spades, everybody else passes; seat 0's view at its first card."""
+    match = Match(Options.make("bulgarian"), dealer=3, auto_deal=False)
+    match.start_deal(deck)
+    for call in (BID + 3, PASS, PASS, PASS):
+        match.apply_action(call)
+    return match.observation(0)
+
+
+def test_bots_decide_from_the_observation_alone() -> None:
+    # Two deals that differ only in the hidden hands (seats 1 and 3 swap cards) give the
+    # same observation, so every level must give the same answer in both.
+    deck = list(range(32))
+    random.Random(3).shuffle(deck)
+    other = list(deck)
+    # Dealer 3: seat 1 gets deck[3:6], seat 3 gets deck[9:12].
+    other[3:6], other[9:12] = deck[9:12], deck[3:6]
+    first, second = first_card_observation(deck), first_card_observation(other)
+    assert first == second
+    for level in LEVELS:
+        assert decide(level, first, seed=5, budget_s=60) == decide(level, second, seed=5,
+                                                                   budget_s=60)
+    # A copy that went through pickle (as to a process pool) is just as good.
+    copy = pickle.loads(pickle.dumps(first))
+    assert decide("hard", copy, seed=5, budget_s=60) == decide("hard", first, seed=5,
+                                                               budget_s=60)
+
+
+def test_hard_is_deterministic_for_a_seed() -> None:
+    match = Match(Options.make("classic"), seed=11)
+    seen = 0
+    while seen < 40 and not match.is_over:
+        seat = match.current_player()
+        assert seat is not None
+        obs = match.observation(seat)
+        action = decide("hard", obs, seed=seen, budget_s=60)
+        assert action == decide("hard", obs, seed=seen, budget_s=60)
+        match.apply_action(action)
+        seen += 1
+    assert seen == 40
+
+
+def test_unknown_level_is_refused() -> None:
+    try:
+        make_bot("grandmaster")
+    except ValueError as error:
+        assert "grandmaster" in str(error)
+    else:
+        raise AssertionError("make_bot accepted an unknown level")

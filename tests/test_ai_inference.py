@@ -1,0 +1,98 @@
+"""What hard infers from the cards played, on hand-made positions."""
+
+from __future__ import annotations
+
+import random
+
+from ai.inference import Knowledge, infer, sample
+from engine.actions import BID, PASS
+from engine.cards import SUIT_MASK, Mask, parse_card
+from engine.match import Match
+from engine.observation import Observation
+from engine.options import Options
+
+HEARTS, SPADES = 2, 3
+
+
+def cards(text: str) -> list[int]:
+    return [parse_card(t) for t in text.split()]
+
+
+def deck_for(hands: list[str], dealer: int, taker: int | None = None) -> list[int]:
+    """The deck that deals ``hands`` (seat order): 3 + 2 each, then (classic) the turned
+    card, which must be ``hands[taker]``'s sixth, and the completion (RULES §3.2, §3.3)."""
+    parts = [cards(h) for h in hands]
+    order = [(dealer + 1 + i) % 4 for i in range(4)]
+    deck = [c for s in order for c in parts[s][0:3]] + [c for s in order for c in parts[s][3:5]]
+    if taker is None:
+        return deck + [c for s in order for c in parts[s][5:8]]
+    deck.append(parts[taker][5])
+    return deck + [c for s in order for c in parts[s][6 if s == taker else 5:8]]
+
+
+def position(hands: list[str], bidder: int, contract: int, plays: str, seat: int,
+             variant: str = "bulgarian") -> Observation:
+    """Dealer 3 (seat 0 leads), ``bidder`` names ``contract``, then ``plays`` in order."""
+    match = Match(Options.make(variant), dealer=3, auto_deal=False)
+    match.start_deal(deck_for(hands, 3, bidder if variant == "classic" else None))
+    while match.deal is not None and match.deal.phase == "auction":
+        to_move = match.current_player()
+        call = BID + contract if to_move == bidder else PASS
+        match.apply_action(call if call in match.legal_actions() else PASS)
+    assert match.deal is not None and match.deal.contract == contract
+    for action in plays.split():
+        match.apply_action(32 + parse_card(action[:2]) if action.endswith("+belot")
+                           else parse_card(action))
+    return match.observation(seat)
+
+
+def never_dealt(knowledge: Knowledge, seat: int, forbidden: Mask) -> None:
+    assert knowledge.excluded[seat] & forbidden & knowledge.hidden == forbidden & knowledge.hidden
+    rng = random.Random(1)
+    for _ in range(300):
+        hands = sample(knowledge, rng)
+        assert not hands[seat] & forbidden
+        assert sum(h.bit_count() for h in hands) == knowledge.hidden.bit_count()
+        assert hands[seat].bit_count() == knowledge.sizes[seat]
+
+
+def test_showing_out_and_not_overtrumping_exclude_cards_from_samples() -> None:
+    # Hearts by seat 0.  Seat 0 leads AS; seat 1 shows out and ruffs 9H; seat 2 shows out
+    # and, unable to beat the 9H with its 7H 8H QH, discards AD (allowed in bulgarian).
+    hands = ["AS TS 7S JH 8D 9D AC 7C", "9H TC 8C JD QD KD 9C QC",
+             "7H 8H QH AD 7D KC JC TD", "KS QS JS 9S 8S AH TH KH"]
+    knowledge = infer(position(hands, 0, HEARTS, "AS 9H AD", seat=3))
+    never_dealt(knowledge, 1, SUIT_MASK[SPADES])
+    never_dealt(knowledge, 2, SUIT_MASK[SPADES])
+    never_dealt(knowledge, 2, 1 << parse_card("JH"))  # the only trump above 9H
+    assert not knowledge.excluded[2] & 1 << parse_card("AH")  # lower trumps stay possible
+
+
+def test_a_seat_that_discarded_when_obliged_to_trump_has_no_trump() -> None:
+    # Seat 1 is void in spades and discards 9D while seat 0, an opponent, wins with a
+    # plain card: in bulgarian it would have had to trump.
+    hands = ["AS TS 7S JH 8D AC 7C 9H", "TC 8C JD QD KD 9C QC 9D",
+             "7H 8H QH AD 7D KC JC TD", "KS QS JS 9S 8S AH TH KH"]
+    knowledge = infer(position(hands, 0, HEARTS, "AS 9D", seat=2))
+    never_dealt(knowledge, 1, SUIT_MASK[HEARTS] | SUIT_MASK[SPADES])
+
+
+def test_classic_compulsory_under_trump_shows_a_discarder_has_no_trump() -> None:
+    # Classic, seat 1 takes hearts (turned 8H).  Seat 0 leads AS, seat 1 ruffs JH, seat 2
+    # discards AD: with any trump it would have had to under-trump.
+    hands = ["AS TS 7S 9H QH 7H 8D 9D", "JH TC 8C JD QD 8H KD 9C",
+             "AD 7D TD AC 7C QC KC JC", "KS QS JS 9S 8S AH TH KH"]
+    obs = position(hands, 1, HEARTS, "AS JH AD", seat=3, variant="classic")
+    knowledge = infer(obs)
+    never_dealt(knowledge, 2, SUIT_MASK[HEARTS] | SUIT_MASK[SPADES])
+    assert knowledge.located[1] == 1 << parse_card("8H")  # the turned card went to the taker
+    never_dealt(knowledge, 0, 1 << parse_card("8H"))
+
+
+def test_a_belot_locates_the_other_card_of_the_pair() -> None:
+    hands = ["KH QH AS TS 7S 8D AC 7C", "9H TC 8C JD QD KD 9C QC",
+             "7H 8H JH AD 7D KC JC TD", "KS QS JS 9S 8S AH TH 9D"]
+    knowledge = infer(position(hands, 0, HEARTS, "KH+belot", seat=3))
+    assert knowledge.located[0] == 1 << parse_card("QH")
+    never_dealt(knowledge, 1, 1 << parse_card("QH"))
+    never_dealt(knowledge, 2, 1 << parse_card("QH"))
