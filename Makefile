@@ -8,12 +8,13 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet pip==26.3
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m engine demo
+	$(BIN)/alembic upgrade head
+	$(BIN)/python -m app
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -160,7 +160,7 @@ class Deal:
         self.belots: list[tuple[int, int]] = []  # (seat, suit)
         self._decl: list[list[frozenset[int]] | None] = [None] * 4
         self._undo: list[tuple[int, ...]] = []
-        self._legal = -1  # legal_card_mask() of this position, -1 until computed
+        self._legal = 0  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
         self._points: tuple[int, ...] = ()
         self._declaring = False  # whether declarations exist in this deal (RULES §6.1)
@@ -208,8 +208,6 @@ class Deal:
 
     def legal_card_mask(self) -> Mask:
         """The cards the player to move may play now; no card outside the play phase."""
-        if self.phase != PLAY:
-            return 0
         legal = self._legal
         if legal < 0:
             seat = self.to_move
