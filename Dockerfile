@@ -1,0 +1,20 @@
+# The server image: slim Python, the project installed from its own pyproject, a non-root
+# user; migrations run before uvicorn starts (the same two steps as `make run`).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /srv
+
+COPY pyproject.toml README.md ./
+COPY engine engine
+COPY ai ai
+COPY app app
+RUN pip install --quiet pip==26.3 && pip install --quiet .
+
+COPY alembic.ini ./
+COPY migrations migrations
+RUN useradd --create-home --uid 10001 belote && mkdir -p data && chown belote data
+USER belote
+
+EXPOSE 8000
+CMD ["sh", "-c", "alembic upgrade head && exec python -m app --host 0.0.0.0 --port 8000"]
