@@ -21,8 +21,8 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     log_level: str = Field(default="info", pattern="^(critical|error|warning|info|debug)$")
-    # Not used until persistence lands (next issue); read now so deployments set it once.
-    database_url: str = "sqlite:///./belote.db"
+    # The match log and history (docs/storage.md); `alembic upgrade head` must run first.
+    database_url: str = "sqlite:///data/belote.db"
 
     # Guest tokens: signed with this key; a fresh random key means tokens die on restart.
     secret_key: str = Field(default_factory=lambda: secrets.token_urlsafe(32), min_length=16)

@@ -12,38 +12,51 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from .api.routes import guests, server, tables, ws
+from .api.routes import guests, history, server, tables, ws
 from .auth import Tokens
 from .bots import BotRunner
 from .config import Settings, get_settings
+from .db.migrate import check_schema
+from .db.session import Database
+from .db.storage import DatabaseStorage
 from .monitor import LagMonitor
-from .storage import MemoryStorage, Storage
+from .storage import Storage
 from .tables import Lobby, TableError
 
 STATIC = Path(__file__).parent / "static"
 
 
 def create_app(settings: Settings | None = None, storage: Storage | None = None) -> FastAPI:
+    """The app on ``settings.database_url``; tables log to ``storage`` instead when given
+    (tests), while the history API still reads the database."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        bots = BotRunner(settings)
-        monitor = LagMonitor()
-        app.state.settings = settings
-        app.state.tokens = Tokens(settings.secret_key, settings.token_max_age)
-        app.state.storage = storage or MemoryStorage()
-        app.state.lobby = Lobby(settings, bots, app.state.storage)
-        app.state.monitor = monitor
-        await bots.start()
-        monitor.start()
+        database = Database(settings.database_url)
         try:
-            yield
+            if storage is None:
+                await check_schema(database)
+            bots = BotRunner(settings)
+            monitor = LagMonitor()
+            app.state.settings = settings
+            app.state.tokens = Tokens(settings.secret_key, settings.token_max_age)
+            app.state.database = database
+            app.state.storage = storage or DatabaseStorage(database)
+            app.state.lobby = Lobby(settings, bots, app.state.storage)
+            app.state.monitor = monitor
+            await bots.start()
+            monitor.start()
+            try:
+                await app.state.lobby.restore()
+                yield
+            finally:
+                # uvicorn has stopped accepting; close tables (sockets get 1012), then executors.
+                await app.state.lobby.stop()
+                await monitor.stop()
+                await bots.close()
         finally:
-            # uvicorn has stopped accepting; close tables (sockets get 1012), then executors.
-            await app.state.lobby.stop()
-            await monitor.stop()
-            await bots.close()
+            await database.dispose()
 
     app = FastAPI(
         title="Belote server",
@@ -55,6 +68,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
     app.include_router(tables.router, prefix="/api")
     app.include_router(ws.router, prefix="/api")
     app.include_router(server.router, prefix="/api")
+    app.include_router(history.router)  # its own prefix, /api
 
     @app.exception_handler(TableError)
     async def table_error(request: Request, exc: TableError) -> JSONResponse:

@@ -37,10 +37,32 @@ class StoredMatch:
         return self.record is not None
 
 
+def left_seat(meta: dict[str, Any], seat: int, version: int) -> dict[str, Any]:
+    """``meta`` after the seat's human left: ``left`` lists such seats, ``version`` is
+    the table's version after the last change that is not an action."""
+    return meta | {"left": [*meta.get("left", []), seat], "version": version}
+
+
+class StorageError(Exception):
+    """The storage refused an operation (a duplicate or misplaced entry: a caller's bug)."""
+
+
+class StorageUnavailable(StorageError):
+    """The storage cannot be reached or written now: tables hold their next action and
+    refuse others until a retried write succeeds."""
+
+
 class Storage(Protocol):
+    """Every method may raise :class:`StorageUnavailable`; the table retries it."""
+
+
     async def create_match(self, table_id: str, meta: dict[str, Any]) -> None: ...
 
     async def append_action(self, table_id: str, entry: LoggedAction) -> None: ...
+
+    async def leave_seat(self, table_id: str, seat: int, version: int) -> None:
+        """The seat's human left during the match for good: a bot plays it from ``version``."""
+        ...
 
     async def finish_deal(self, table_id: str, index: int, result: dict[str, Any]) -> None: ...
 
@@ -64,6 +86,9 @@ class MemoryStorage:
 
     async def append_action(self, table_id: str, entry: LoggedAction) -> None:
         self.matches[table_id].actions.append(entry)
+
+    async def leave_seat(self, table_id: str, seat: int, version: int) -> None:
+        self.matches[table_id].meta = left_seat(self.matches[table_id].meta, seat, version)
 
     async def finish_deal(self, table_id: str, index: int, result: dict[str, Any]) -> None:
         results = self.matches[table_id].deal_results

@@ -8,6 +8,10 @@ there are no locks.  Each accepted command raises ``version`` by one; presence c
 
 Nothing here knows about HTTP or WebSockets: a socket is a :class:`Client` whose outbox
 the web layer drains, and refusals are :class:`TableError` with a code.
+
+A started match is its log (options, seed, accepted actions): :meth:`Table.resume`
+rebuilds it after a restart, and while the log cannot be written the table holds the
+action that failed and refuses others until a retried write gets through.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from engine import Action, IllegalActionError, Match, Options, parse_action, write_record
@@ -38,13 +43,15 @@ from .protocol import (
     Error,
     State,
 )
-from .storage import LoggedAction, Storage
+from .storage import LoggedAction, Storage, StorageUnavailable, StoredMatch
 from .views import action_event, public_view
 
 log = logging.getLogger(__name__)
 
 WAITING, PLAYING, OVER, CLOSED = "waiting", "playing", "over", "closed"
 ANSWERS_KEPT = 64  # per player: how many past action ids a repeat is still answered for
+RETRY_FIRST, RETRY_MAX = 0.1, 5.0  # seconds between retries of a failed storage write
+LOG_DOWN = "the match log cannot be written now; the table goes on once it can"
 
 
 class TableError(Exception):
@@ -100,12 +107,14 @@ class Seat:
     connected: bool = False
     missed: int = 0  # turns in a row the timer played for this human
     autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
+    returning: bool = False  # away since a restart: turns wait on the timer, not a bot
     grace: asyncio.TimerHandle | None = None
 
     @property
     def covered(self) -> bool:
         """A human seat whose turns a bot plays now: away, or asleep at the table."""
-        return self.kind == "human" and (self.autoplay or not self.connected)
+        away = not self.connected and not self.returning
+        return self.kind == "human" and (self.autoplay or away)
 
     def holds(self, player: Player) -> bool:
         return self.player is not None and self.player.id == player.id
@@ -218,6 +227,22 @@ class GraceOver:
 
 
 @dataclass(frozen=True, slots=True)
+class Logged:
+    """The retry task has written everything the storage refused: the table goes on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """An accepted action whose log write failed: applied once the write succeeds, and
+    answered then to the player who sent it (``reply``: the client and action id)."""
+
+    seat: int
+    action: Action
+    by: str
+    reply: tuple[Client, str] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Expire:
     """Close the table if it is still ``status``: a match never started, or long finished."""
 
@@ -226,7 +251,7 @@ class Expire:
 
 Command = (
     SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Attach | Detach | PlayAction
-    | TakeBack | BotMove | TurnTimeout | GraceOver | Expire
+    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire
 )
 
 
@@ -254,6 +279,9 @@ class Table:
         self._expiry: asyncio.TimerHandle | None = None
         self._thinking: asyncio.Task[None] | None = None
         self._turn: tuple[int, int, float] | None = None  # version, seat, wall-clock end
+        self._unwritten: list[Callable[[], Awaitable[None]]] = []  # failed writes, in order
+        self._retrying: asyncio.Task[None] | None = None
+        self._held: Held | None = None
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"table-{table_id}")
         self._expiry = asyncio.get_running_loop().call_later(
@@ -278,6 +306,8 @@ class Table:
     async def stop(self) -> None:
         """Server shutdown: stop the actor and close sockets; storage keeps the match."""
         self._task.cancel()
+        if self._retrying is not None:
+            self._retrying.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
         self._cancel_timers()
         for client in self._clients.values():
@@ -346,6 +376,8 @@ class Table:
                     raise TableError("not_your_seat", "only the seat's own player may leave", 403)
                 if self.status not in (WAITING, PLAYING):
                     raise TableError("game_over", "the match is over")
+                if self._retrying is not None:
+                    raise TableError("storage_unavailable", LOG_DOWN, 503)
                 return await self._release(seat)
             case AddBot(player, seat, level):
                 self._check_manager(player)
@@ -372,18 +404,23 @@ class Table:
                     self._arrive(client.seat, None)
                 return None
             case BotMove(version, seat, action, by):
-                if version == self.version and self.status == PLAYING:
+                if version == self.version and self._moving:
                     await self._bot_move(seat, action, by)
                 return None
             case TurnTimeout(version, seat):
-                if version == self.version and self.status == PLAYING:
+                if version == self.version and self._moving:
                     await self._timeout(seat)
                 return None
             case GraceOver(player, seat):
                 held = self.seats[seat]
                 if held.holds(player) and not held.connected and self.status in (WAITING, PLAYING):
-                    await self._release(seat)
+                    if self._retrying is None:
+                        await self._release(seat)
+                    else:  # the release is logged: wait for the log like everything else
+                        self._await_return(player, seat)
                 return None
+            case Logged():
+                return await self._logged()
             case Expire(status):
                 if self.status == status:
                     await self._close("expired")
@@ -431,6 +468,8 @@ class Table:
             self.seats[seat] = Seat()
         else:
             self.seats[seat] = Seat(kind="bot", level=self._settings.cover_level)
+            storage = self._services.storage
+            await self._write(partial(storage.leave_seat, self.id, seat, self.version + 1))
         if not any(s.kind == "human" for s in self.seats):
             await self._close("no players left")
             return self.info()
@@ -442,24 +481,60 @@ class Table:
             raise TableError("seats_empty", "every seat needs a player or a bot")
         if not any(s.kind == "human" for s in self.seats):
             raise TableError("no_humans", "a match needs at least one human")
-        self.match = Match(self.config.options, seed=self.seed)
-        self.status = PLAYING
-        self._record_seats = [
+        record_seats = [
             {"name": s.player.name, "kind": "human"} if s.player else
             {"name": "Bot", "kind": "bot", "level": s.level}
             for s in self.seats
         ]
-        await self._services.storage.create_match(self.id, {
-            "variant": self.config.options.variant,
-            "options": self.config.options.changed(),
-            "seed": self.seed,
-            "seats": [  # the record's seats, plus who the humans are (not in the record)
-                entry | ({"player_id": s.player.id} if s.player else {})
-                for entry, s in zip(self._record_seats, self.seats, strict=True)
-            ],
-            "version": self.version + 1,
-        })
+        config = self.config
+        try:  # seats are fixed from now on: logging them here is all a restart needs
+            await self._services.storage.create_match(self.id, {
+                "variant": config.options.variant,
+                "options": config.options.changed(),
+                "seed": self.seed,
+                "seats": [  # the record's seats, plus who the humans are (not in the record)
+                    entry | ({"player_id": s.player.id} if s.player else {})
+                    for entry, s in zip(record_seats, self.seats, strict=True)
+                ],
+                "version": self.version + 1,
+                "table": {"name": config.name, "turn_seconds": config.turn_seconds,
+                          "private": config.private, "timeout_forfeits": config.timeout_forfeits},
+                "owner": {"id": self.owner.id, "name": self.owner.name},
+            })
+        except StorageUnavailable:
+            raise TableError("storage_unavailable", LOG_DOWN, 503) from None
+        self.match = Match(config.options, seed=self.seed)
+        self.status = PLAYING
+        self._record_seats = record_seats
         return self._changed({"kind": "start"})
+
+    def resume(self, stored: StoredMatch) -> None:
+        """Rebuild a started match from its log after a restart: same seats, match, version
+        and turn, with a fresh deadline.  Each human gets ``reconnect_grace`` to come back;
+        until then a turn of theirs waits on its timer rather than on a cover bot."""
+        meta = stored.meta
+        self.seed = meta["seed"]
+        self.match = Match(self.config.options, seed=self.seed)
+        for entry in stored.actions:
+            self.match.apply_action(entry.action, entry.seat)
+        self.version = max(meta["version"], stored.actions[-1].version if stored.actions else 0)
+        self._record_seats = [
+            {k: v for k, v in entry.items() if k != "player_id"} for entry in meta["seats"]
+        ]
+        for index, entry in enumerate(meta["seats"]):
+            if index in meta.get("left", []):
+                self.seats[index] = Seat(kind="bot", level=self._settings.cover_level)
+            elif entry["kind"] == "human":
+                player = Player(entry["player_id"], entry["name"])
+                self.seats[index] = Seat(kind="human", player=player, returning=True)
+                self._await_return(player, index)
+            else:
+                self.seats[index] = Seat(kind="bot", level=entry["level"])
+        self.status = PLAYING
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+        self._schedule_turn()
 
     def _changed(self, event: dict[str, Any]) -> TablePublic:
         """An accepted change: the next version, the next turn, and everyone told."""
@@ -491,12 +566,18 @@ class Table:
         if held.grace is not None:
             held.grace.cancel()
             held.grace = None
-        was_covered = held.covered
-        held.connected, held.autoplay, held.missed = True, False, 0
-        if was_covered:
+        was_away = held.autoplay or not held.connected
+        held.connected, held.autoplay, held.missed, held.returning = True, False, 0, False
+        if was_away:
             if self.match is not None and self.match.current_player() == seat:
                 self._schedule_turn()
             self._broadcast(lambda viewer: {"kind": "presence", "seat": seat}, skip=client)
+
+    def _await_return(self, player: Player, seat: int) -> None:
+        """Keep the seat for its absent player ``reconnect_grace`` seconds more."""
+        self.seats[seat].grace = asyncio.get_running_loop().call_later(
+            self._settings.reconnect_grace, self.post, GraceOver(player, seat)
+        )
 
     def _detach(self, client: Client) -> None:
         if self._clients.get(client.player.id) is not client:
@@ -507,9 +588,7 @@ class Table:
             return
         held = self.seats[seat]
         held.connected = False
-        held.grace = asyncio.get_running_loop().call_later(
-            self._settings.reconnect_grace, self.post, GraceOver(client.player, seat)
-        )
+        self._await_return(client.player, seat)
         if self.match is not None and self.match.current_player() == seat:
             self._schedule_turn()
         self._broadcast(lambda viewer: {"kind": "presence", "seat": seat})
@@ -517,16 +596,23 @@ class Table:
     # ------------------------------------------------------------- play
 
     async def _play(self, client: Client, action_id: str, version: int, text: str) -> None:
-        answers = self._answers.setdefault(client.player.id, OrderedDict())
-        answer = answers.get(action_id)
+        answer = self._answers.get(client.player.id, OrderedDict()).get(action_id)
         if answer is None:
             answer = await self._try_play(client, action_id, version, text)
-            answers[action_id] = answer
-            if len(answers) > ANSWERS_KEPT:
-                answers.popitem(last=False)
+        if answer is not None:
+            self._answer(client, action_id, answer)
+
+    def _answer(self, client: Client, action_id: str, answer: str) -> None:
+        """Send the answer to an action, kept so a repeat of its id gets the same one."""
+        answers = self._answers.setdefault(client.player.id, OrderedDict())
+        answers[action_id] = answer
+        if len(answers) > ANSWERS_KEPT:
+            answers.popitem(last=False)
         client.send(answer)
 
-    async def _try_play(self, client: Client, action_id: str, version: int, text: str) -> str:
+    async def _try_play(
+        self, client: Client, action_id: str, version: int, text: str
+    ) -> str | None:
         def error(code: str, message: str) -> str:
             return Error(id=action_id, code=code, message=message).model_dump_json()
 
@@ -537,6 +623,8 @@ class Table:
             return error("not_started", "the match has not started")
         if self.status != PLAYING:
             return error("game_over", "the match is over")
+        if self._retrying is not None:
+            return error("storage_unavailable", LOG_DOWN)
         if version != self.version:
             return error("stale_version", f"the table is at version {self.version}, not {version}")
         try:
@@ -544,28 +632,56 @@ class Table:
         except ValueError as exc:
             return error(UnknownActionError.code, str(exc))
         try:
-            await self._apply(seat, action, "player")
+            if not await self._apply(seat, action, "player", (client, action_id)):
+                return None  # held: answered once logged
         except IllegalActionError as exc:
             return error(exc.code, str(exc))
+        return self._acted(seat, action_id)
+
+    def _acted(self, seat: int, action_id: str) -> str:
+        """The seat's player acted: awake again; the acknowledgement to send."""
         held = self.seats[seat]
         if held.autoplay:
             self._arrive(seat, None)
         held.missed = 0
         return Ack(id=action_id, version=self.version).model_dump_json()
 
-    async def _apply(self, seat: int, action: Action, by: str) -> None:
-        """Apply a checked action, log it, then tell everyone; IllegalActionError changes
-        nothing."""
+    @property
+    def _moving(self) -> bool:
+        """Whether moves are taken: a match on, and no write waiting for the storage."""
+        return self.status == PLAYING and self._retrying is None
+
+    async def _apply(
+        self, seat: int, action: Action, by: str, reply: tuple[Client, str] | None = None
+    ) -> bool:
+        """Check an action, log it, and only then apply it and tell everyone.
+
+        Logging first keeps the engine and the log equal: if the write fails the match is
+        untouched, so a restart loses nothing anyone was told, and the action is held
+        until the retried write succeeds (False is returned), then applied.  A failed
+        write cannot be rolled back from the engine, which has no undo for bids.
+        IllegalActionError (raised before the write) changes nothing.
+        """
+        assert self.match is not None and self.match.deal is not None
+        self.match.deal.copy().apply(action, seat)  # the engine's own checks, on a copy
+        entry = LoggedAction(self.version + 1, seat, action, by)
+        if not await self._write(partial(self._services.storage.append_action, self.id, entry)):
+            self._held = Held(seat, action, by, reply)
+            return False
+        await self._applied(seat, action, by)
+        return True
+
+    async def _applied(self, seat: int, action: Action, by: str) -> None:
+        """A logged action: apply it, log the deal results it produced, tell everyone."""
         match = self.match
         assert match is not None
         finished = len(match.results)
         match.apply_action(action, seat)
         self.version += 1
         storage = self._services.storage
-        await storage.append_action(self.id, LoggedAction(self.version, seat, action, by))
         results = [r.to_dict() for r in match.results[finished:]]
         for index, result in enumerate(results, finished):
-            await storage.finish_deal(self.id, index, result)
+            await self._write(partial(storage.finish_deal, self.id, index, result))
         if match.is_over:
             await self._finish()
         self._schedule_turn()
@@ -580,7 +696,7 @@ class Table:
         if action not in legal:
             log.error("table %s: bot chose illegal %r for seat %d", self.id, action, seat)
             action = legal[0]
-        await self._apply(seat, action, by)
+        await self._apply(seat, action, by)  # held if the log is down: applied later
 
     async def _timeout(self, seat: int) -> None:
         held = self.seats[seat]
@@ -600,7 +716,7 @@ class Table:
     async def _finish(self) -> None:
         self.status = OVER
         self._cancel_turn()
-        await self._services.storage.finish_match(self.id, self.record())
+        await self._write(partial(self._services.storage.finish_match, self.id, self.record()))
         if self._expiry is not None:
             self._expiry.cancel()
         self._expiry = asyncio.get_running_loop().call_later(
@@ -608,10 +724,9 @@ class Table:
         )
 
     async def _close(self, reason: str) -> None:
-        if self.status == PLAYING:
-            await self._services.storage.finish_match(
-                self.id, self.record() | {"abandoned": reason}
-            )
+        if self.status == PLAYING:  # a write that fails is retried after the table is gone
+            record = self.record() | {"abandoned": reason}
+            await self._write(partial(self._services.storage.finish_match, self.id, record))
         self.status = CLOSED
         self._cancel_timers()
         for client in self._clients.values():
@@ -623,7 +738,7 @@ class Table:
     def _schedule_turn(self) -> None:
         """Start whatever moves the game on: a bot thinking, or the human's turn timer."""
         self._cancel_turn()
-        seat = None if self.match is None or self.status != PLAYING else self.match.current_player()
+        seat = None if self.match is None or not self._moving else self.match.current_player()
         if seat is None:
             return
         held = self.seats[seat]
@@ -661,6 +776,57 @@ class Table:
             log.exception("table %s: %s bot failed for seat %d", self.id, level, seat)
             action = observation.legal_actions[0]
         self.post(BotMove(version, seat, action, by))
+
+    # ------------------------------------------------------------- storage down
+
+    async def _write(self, write: Callable[[], Awaitable[None]]) -> bool:
+        """Do a storage write, or keep it for the retry task if the storage is unavailable
+        (False then).  While writes wait, no move is taken and players' actions are
+        refused with ``storage_unavailable``; writes keep their order."""
+        if self._retrying is None:
+            try:
+                await write()
+                return True
+            except StorageUnavailable as exc:
+                log.warning("table %s: storage unavailable, holding the table: %s", self.id, exc)
+                self._unwritten.append(write)
+                self._retrying = asyncio.create_task(self._retry())
+                self._cancel_turn()
+                self._broadcast(lambda viewer: {"kind": "storage", "available": False})
+                return False
+        self._unwritten.append(write)
+        return False
+
+    async def _retry(self) -> None:
+        """Off the actor: redo the kept writes in order, backing off, then tell the actor."""
+        delay = RETRY_FIRST
+        while self._unwritten:
+            await asyncio.sleep(delay)
+            try:
+                await self._unwritten[0]()
+            except StorageUnavailable:
+                delay = min(2 * delay, RETRY_MAX)
+                continue
+            except Exception:  # a refused write (a bug) would be refused forever
+                log.exception("table %s: storage refused a retried write", self.id)
+            self._unwritten.pop(0)
+        self.post(Logged())
+
+    async def _logged(self) -> None:
+        """Everything is written: apply the held action, if any, and move on."""
+        if self._unwritten:  # written while the retry task was finishing
+            self._retrying = asyncio.create_task(self._retry())
+            return
+        self._retrying = None
+        self._broadcast(lambda viewer: {"kind": "storage", "available": True})
+        held, self._held = self._held, None
+        if held is None:
+            self._schedule_turn()
+            return
+        await self._applied(held.seat, held.action, held.by)
+        if held.reply is not None:
+            client, action_id = held.reply
+            self._answer(client, action_id, self._acted(held.seat, action_id))
 
     def _cancel_turn(self) -> None:
         self.deadline = None
@@ -726,6 +892,22 @@ class Lobby:
         table_id = secrets.token_urlsafe(9)  # unguessable: private tables are found by id
         table = self.tables[table_id] = Table(table_id, config, owner, self._services)
         return table
+
+    async def restore(self) -> None:
+        """Bring back every unfinished match from the log, as it was when the server stopped."""
+        for stored in await self._services.storage.load_unfinished():
+            meta, table = stored.meta, stored.meta["table"]
+            config = TableConfig(
+                name=table["name"],
+                options=Options.make(meta["variant"], **meta["options"]),
+                turn_seconds=table["turn_seconds"],
+                private=table["private"],
+                timeout_forfeits=table["timeout_forfeits"],
+            )
+            owner = Player(meta["owner"]["id"], meta["owner"]["name"])
+            restored = Table(stored.table_id, config, owner, self._services)
+            restored.resume(stored)
+            self.tables[stored.table_id] = restored
 
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)

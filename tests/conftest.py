@@ -1,5 +1,6 @@
 """Fixtures shared by the table-server tests (tests/test_app_*.py): settings for fast
-tables, an in-process client, a real uvicorn server on a free port, and small helpers."""
+tables, an in-process client, a real uvicorn server on a free port, and small helpers.
+Tables log to a MemoryStorage here; tests/test_recovery*.py run the database."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app, server_config
+from app.storage import MemoryStorage
 
 
 def app_settings(**overrides: Any) -> Settings:
@@ -28,13 +30,14 @@ def app_settings(**overrides: Any) -> Settings:
         "ws_burst": 10_000,
         "bot_processes": 1,
         "log_level": "warning",
+        "database_url": "sqlite:///:memory:",  # history reads; tables log to MemoryStorage
     } | overrides
     return Settings(**values)
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(app_settings())) as test_client:
+    with TestClient(create_app(app_settings(), MemoryStorage())) as test_client:
         yield test_client
 
 
@@ -53,7 +56,7 @@ class LiveServer:
 
 def run_server(settings: Settings) -> Iterator[LiveServer]:
     """uvicorn configured as ``python -m app`` does, on a loopback port of its own."""
-    app = create_app(settings)
+    app = create_app(settings, MemoryStorage())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(server_config(settings, app))

@@ -167,7 +167,7 @@ def test_garbage_frames_get_errors_and_the_socket_survives(client: TestClient,
 
 
 def test_floods_are_closed_with_policy_violation() -> None:
-    with TestClient(create_app(app_settings(ws_rate=5, ws_burst=10))) as client:
+    with TestClient(create_app(app_settings(ws_rate=5, ws_burst=10), MemoryStorage())) as client:
         rest = Rest(client)
         ana = rest.guest("Ana")
         table_id = rest.table(ana, [ana])
@@ -220,7 +220,7 @@ def test_spectator_sees_the_public_view(client: TestClient, rest: Rest) -> None:
 
 
 def test_spectators_are_capped_players_are_not() -> None:
-    with TestClient(create_app(app_settings(max_spectators=1))) as client:
+    with TestClient(create_app(app_settings(max_spectators=1), MemoryStorage())) as client:
         rest = Rest(client)
         ana, eve, bob = rest.guest("Ana"), rest.guest("Eve"), rest.guest("Bob")
         table_id = rest.table(ana, [ana])
@@ -251,7 +251,7 @@ def test_one_socket_per_player_the_newest_wins(client: TestClient, rest: Rest) -
 
 def test_timer_plays_for_a_sleeping_player_then_forfeit_option() -> None:
     settings = app_settings(missed_turns_to_bot=2)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, MemoryStorage())) as client:
         rest = Rest(client)
         ana = rest.guest("Ana")
         table_id = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=1)
@@ -317,7 +317,7 @@ def test_reconnect_mid_trick_resumes_from_a_fresh_snapshot() -> None:
 
 
 def test_a_player_gone_past_the_grace_period_loses_the_seat_to_a_bot() -> None:
-    with TestClient(create_app(app_settings(reconnect_grace=0.2))) as client:
+    with TestClient(create_app(app_settings(reconnect_grace=0.2), MemoryStorage())) as client:
         rest = Rest(client)
         ana, ivo = rest.guest("Ana"), rest.guest("Ivo")
         table_id = rest.table(ana, [ana, ivo, "easy", "easy"], start=True)
@@ -333,7 +333,7 @@ def test_a_player_gone_past_the_grace_period_loses_the_seat_to_a_bot() -> None:
 
 def test_liveness_pings_and_silent_clients_are_closed() -> None:
     settings = app_settings(ws_ping_interval=0.1, ws_idle_timeout=0.35, ws_hello_timeout=0.2)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, MemoryStorage())) as client:
         rest = Rest(client)
         ana = rest.guest("Ana")
         table_id = rest.table(ana, [ana])

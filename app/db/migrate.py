@@ -14,11 +14,13 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from .session import Database
+from .session import Database, translate_errors
 
 ALEMBIC_INI = Path(__file__).resolve().parents[2] / "alembic.ini"
 
@@ -34,6 +36,26 @@ def alembic_config(database_url: str) -> Config:
 def upgrade(database_url: str) -> None:
     """Bring the database to the newest schema; call it outside a running event loop."""
     command.upgrade(alembic_config(database_url), "head")
+
+
+class SchemaNotReady(RuntimeError):
+    """The database is not at the newest schema: the server must not start on it."""
+
+
+async def check_schema(db: Database) -> None:
+    """Refuse to serve on a database the run command has not migrated."""
+    head = ScriptDirectory.from_config(Config(str(ALEMBIC_INI))).get_current_head()
+    with translate_errors():
+        async with db.engine.connect() as conn:
+            current = await conn.run_sync(
+                lambda sync: MigrationContext.configure(sync).get_current_revision()
+            )
+    if current != head:
+        where = db.url.render_as_string(hide_password=True)
+        raise SchemaNotReady(
+            f"the database {where} is at schema revision {current or 'none'}, not {head}: "
+            "run `alembic upgrade head` (as `make run` does) before starting the server"
+        )
 
 
 async def _admin(server_url: str, sql: str) -> None:

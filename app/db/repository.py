@@ -21,6 +21,7 @@ from engine.cards import Card
 from engine.record import RecordError
 from engine.scoring import DealResult
 
+from ..storage import left_seat
 from . import models
 from .session import Database
 
@@ -210,6 +211,20 @@ class Repository:
                 insert(models.Action),
                 {"match_id": match_id, "deal_idx": deal_index, "seq": seq, "seat": seat,
                  "action": action, "actor": actor, "version": version, "at": at or now()},
+            )
+
+    async def leave_seat(self, match_id: str, seat: int, version: int) -> None:
+        """Note in ``meta`` that a human left during the match (the seats row keeps who
+        played, for history): a restart must give the seat to a bot."""
+        async with self.db.write() as conn:
+            meta = await conn.scalar(
+                select(models.Match.meta).where(models.Match.id == match_id)
+            )
+            if meta is None:
+                raise ValueError(f"no match {match_id!r}")
+            await conn.execute(
+                update(models.Match).where(models.Match.id == match_id)
+                .values(meta=left_seat(meta, seat, version))
             )
 
     async def finish_deal(

@@ -21,19 +21,13 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from ..storage import StorageError as StorageError
+from ..storage import StorageUnavailable as StorageUnavailable
 from .url import async_url, ensure_sqlite_dir
 
 # Seconds: PostgreSQL's connect timeout, SQLite's wait for a lock held by another process.
 # A dead server must fail a write fast (StorageUnavailable), not hang a table.
 CONNECT_TIMEOUT = 5.0
-
-
-class StorageError(Exception):
-    """The database refused an operation (a duplicate or misplaced entry: a caller's bug)."""
-
-
-class StorageUnavailable(StorageError):
-    """The database cannot be reached or written now; the table must stop taking actions."""
 
 
 _UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, OSError, TimeoutError)

@@ -3,8 +3,9 @@
 The interface logs actions without deal boundaries, so this adapter keeps, per table, a
 shadow :class:`engine.Match` built like the table's own (same options and seed): it says
 which deal and place each action takes, and which dealer and deck a new deal has, so the
-log holds what ``belote-record/1`` needs.  A failed write drops the shadow: the table has
-then applied an action that the log lacks, and must be rebuilt from the log.
+log holds what ``belote-record/1`` needs.  A failed write drops the shadow, since the
+write may have committed or not: the next call rebuilds it from the log, and an action
+whose version is already logged is not written twice, so the table can simply retry.
 """
 
 from __future__ import annotations
@@ -32,12 +33,16 @@ class DatabaseStorage:
     def __init__(self, db: Database) -> None:
         self.repo = Repository(db)
         self._shadows: dict[str, Match] = {}
+        self._versions: dict[str, int] = {}  # the last logged action's table version
 
-    def _shadow(self, table_id: str) -> Match:
-        try:
-            return self._shadows[table_id]
-        except KeyError:
-            raise StorageError(f"table {table_id!r} is not logged here; rebuild it") from None
+    async def _shadow(self, table_id: str) -> Match:
+        shadow = self._shadows.get(table_id)
+        if shadow is None:
+            log = await self.repo.load(table_id)
+            if log is None or log.match.finished_at is not None:
+                raise StorageError(f"table {table_id!r} is not logged here, or is finished")
+            shadow = await self._restore(log)
+        return shadow
 
     async def create_match(self, table_id: str, meta: dict[str, Any]) -> None:
         options = Options.make(meta["variant"], **meta.get("options", {}))
@@ -48,9 +53,12 @@ class DatabaseStorage:
         shadow = Match(options, seed=meta["seed"])
         await self._catch_up(table_id, shadow, logged_deals=0)
         self._shadows[table_id] = shadow
+        self._versions[table_id] = 0
 
     async def append_action(self, table_id: str, entry: LoggedAction) -> None:
-        shadow = self._shadow(table_id)
+        shadow = await self._shadow(table_id)
+        if entry.version <= self._versions[table_id]:
+            return  # a retry of a write that did commit
         index = len(shadow.deals) - 1
         seq = len(shadow.deals[index].history)
         try:
@@ -59,10 +67,14 @@ class DatabaseStorage:
                 table_id, index, seq, entry.seat, entry.action,
                 actor=entry.by, version=entry.version,
             )
+            self._versions[table_id] = entry.version
             await self._catch_up(table_id, shadow, logged_deals=index + 1)
         except BaseException:
             del self._shadows[table_id]
             raise
+
+    async def leave_seat(self, table_id: str, seat: int, version: int) -> None:
+        await self.repo.leave_seat(table_id, seat, version)
 
     async def _catch_up(self, table_id: str, shadow: Match, logged_deals: int) -> None:
         """Log the deals the shadow has dealt beyond ``logged_deals``."""
@@ -71,13 +83,13 @@ class DatabaseStorage:
             await self.repo.start_deal(table_id, index, deal.dealer, deal.deck)
 
     async def finish_deal(self, table_id: str, index: int, result: dict[str, Any]) -> None:
-        shadow = self._shadow(table_id)
+        shadow = await self._shadow(table_id)
         if index >= len(shadow.results) or shadow.results[index].to_dict() != result:
             raise StorageError(f"table {table_id!r}: deal {index} result differs from the log")
         await self.repo.finish_deal(table_id, index, shadow.results[index])
 
     async def finish_match(self, table_id: str, record: dict[str, Any]) -> None:
-        shadow = self._shadow(table_id)
+        shadow = await self._shadow(table_id)
         forfeit = record.get("forfeit")
         if "abandoned" in record:
             reason, winner = "abandoned", None
@@ -87,20 +99,17 @@ class DatabaseStorage:
             reason, winner = "won", shadow.winner
         await self.repo.finish_match(table_id, shadow.totals, winner, reason=reason)
         del self._shadows[table_id]
+        del self._versions[table_id]
 
     async def load_unfinished(self) -> list[StoredMatch]:
         """Every match still on, its shadow rebuilt; writes a crash cut short are redone."""
         stored = []
         for log in await self.repo.load_unfinished():
-            shadow = self._rebuild(log)
-            await self._catch_up(log.match.id, shadow, logged_deals=len(log.deals))
-            for index, result in enumerate(shadow.results):
-                if log.deals[index].outcome is None:
-                    await self.repo.finish_deal(log.match.id, index, result)
+            shadow = await self._restore(log)
             if shadow.is_over:  # the crash came between the last action and finish_match
                 await self.repo.finish_match(log.match.id, shadow.totals, shadow.winner)
+                del self._shadows[log.match.id], self._versions[log.match.id]
                 continue
-            self._shadows[log.match.id] = shadow
             stored.append(StoredMatch(
                 log.match.id, log.match.meta,
                 actions=[LoggedAction(a.version or 0, a.seat, a.action, a.actor or "")
@@ -108,6 +117,21 @@ class DatabaseStorage:
                 deal_results=[r.to_dict() for r in shadow.results],
             ))
         return stored
+
+    async def _restore(self, log: MatchLog) -> Match:
+        """The shadow of a logged match, with the deal rows and results a crash or a
+        failed write left out written now."""
+        table_id = log.match.id
+        shadow = self._rebuild(log)
+        await self._catch_up(table_id, shadow, logged_deals=len(log.deals))
+        for index, result in enumerate(shadow.results):
+            if index >= len(log.deals) or log.deals[index].outcome is None:
+                await self.repo.finish_deal(table_id, index, result)
+        self._shadows[table_id] = shadow
+        self._versions[table_id] = max(
+            (a.version or 0 for deal in log.actions for a in deal), default=0
+        )
+        return shadow
 
     @staticmethod
     def _rebuild(log: MatchLog) -> Match:

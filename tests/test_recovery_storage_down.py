@@ -1,0 +1,147 @@
+"""A table whose database goes away: the action whose write failed is held (not applied),
+others are refused with ``storage_unavailable``, and once the database is back the held
+action is logged, applied and acknowledged, and the log still equals the engine.
+
+The database is PostgreSQL behind a loopback TCP proxy that the test closes and reopens."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from app.auth import Player
+from app.bots import BotRunner
+from app.db.repository import Repository
+from app.db.session import Database
+from app.db.storage import DatabaseStorage
+from app.tables import (
+    AddBot,
+    Attach,
+    Client,
+    Lobby,
+    PlayAction,
+    SitDown,
+    StartMatch,
+    TableConfig,
+)
+from engine import Options
+from tests.conftest import app_settings
+from tests.test_db_support import run
+
+pytest_plugins = ["tests.test_db_support"]  # migrated_urls: the scratch PostgreSQL database
+
+GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
+ANA = Player("p-ana", "Ana")
+
+
+class Proxy:
+    """Forwards a loopback port to the database server; closing it cuts every connection
+    and refuses new ones, as a database that went away does."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.port = 0  # chosen on the first open, kept on reopening
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def open(self) -> None:
+        self._server = await asyncio.start_server(self._pipe, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+        await self._server.wait_closed()
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self._writers |= {writer, up_writer}
+
+        async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError):
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))
+
+
+async def next_message(client: Client) -> dict[str, Any]:
+    message = await client.outbox.get()
+    assert isinstance(message, str), message
+    parsed: dict[str, Any] = json.loads(message)
+    return parsed
+
+
+async def my_turn(client: Client) -> dict[str, Any]:
+    """The next state in which the client's seat has something to do."""
+    while True:
+        message = await next_message(client)
+        if message.get("turn") == 0 and message["view"]["legal_actions"]:
+            return message
+
+
+async def scenario(pg_url: str) -> None:
+    url = make_url(pg_url)
+    proxy = Proxy(url.host or "127.0.0.1", url.port or 5432)
+    await proxy.open()
+    db = Database(url.set(host="127.0.0.1", port=proxy.port).render_as_string(False))
+    settings = app_settings()
+    bots = BotRunner(settings)
+    await bots.start()
+    try:
+        lobby = Lobby(settings, bots, DatabaseStorage(db))
+        config = TableConfig("down", Options.make("bulgarian"), 600, False, False)
+        table = lobby.create(ANA, config)
+        await table.submit(SitDown(ANA, 0))
+        for seat in (1, 2, 3):
+            await table.submit(AddBot(ANA, seat, "easy"))
+        client = Client(ANA, 10_000)
+        await table.submit(Attach(client))
+        await table.submit(StartMatch(ANA))
+        state = await my_turn(client)
+        version, legal = state["version"], state["view"]["legal_actions"]
+        history = list(table.match.deal.history) if table.match and table.match.deal else []
+
+        await proxy.close()
+        await table.submit(PlayAction(client, "held", version, legal[0]))
+        assert (await next_message(client))["event"] == {"kind": "storage", "available": False}
+        await table.submit(PlayAction(client, "refused", version, legal[0]))
+        refused = await next_message(client)
+        assert (refused["type"], refused["id"], refused["code"]) == (
+            "error", "refused", "storage_unavailable")
+        assert table.version == version  # nothing applied that the log lacks
+        assert table.match is not None and table.match.deal is not None
+        assert table.match.deal.history == history
+
+        await proxy.open()  # the retry task gets through: no command needed
+        assert (await next_message(client))["event"] == {"kind": "storage", "available": True}
+        applied = await next_message(client)
+        assert applied["event"]["kind"] == "action" and applied["event"]["seat"] == 0
+        assert applied["version"] == version + 1
+        assert await next_message(client) == {"type": "ack", "id": "held",
+                                              "version": version + 1}
+
+        state = await my_turn(client)  # the bots played on; the log kept up
+        log = await Repository(db).load(table.id)
+        assert log is not None
+        assert max(a.version or 0 for deal in log.actions for a in deal) == state["version"]
+        assert log.replay().observation(0).to_dict() == table.match.observation(0).to_dict()
+        await lobby.stop()
+    finally:
+        await bots.close()
+        await db.dispose()
+        with contextlib.suppress(AssertionError):
+            await proxy.close()
+
+
+def test_actions_wait_for_an_unreachable_database(migrated_urls: dict[str, str]) -> None:
+    run(asyncio.wait_for(scenario(migrated_urls["postgresql"]), GUARD))
