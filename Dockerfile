@@ -17,4 +17,7 @@ RUN useradd --create-home --uid 10001 belote && mkdir -p data && chown belote da
 USER belote
 
 EXPOSE 8000
+# Liveness only (/healthz); /readyz, which needs the database, is for load balancers.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
 CMD ["sh", "-c", "alembic upgrade head && exec python -m app --host 0.0.0.0 --port 8000"]

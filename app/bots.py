@@ -15,6 +15,7 @@ import ai
 from engine import Action, Observation
 
 from .config import Settings
+from .metrics import BOT_DECISION
 
 
 class BotRunner:
@@ -42,9 +43,10 @@ class BotRunner:
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Action:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor(level), ai.decide, level, observation, seed
-        )
+        with BOT_DECISION.labels(level).time():
+            return await loop.run_in_executor(
+                self._executor(level), ai.decide, level, observation, seed
+            )
 
     async def close(self) -> None:
         """Stop both executors and wait (in a thread) until the pool's processes are gone,

@@ -6,10 +6,13 @@ comes from variables such as ``SECRET_KEY``, ``BOT_DELAY`` or ``DATABASE_URL``.
 
 from __future__ import annotations
 
+import os
 import secrets
 from functools import lru_cache
+from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ai import LEVELS
@@ -18,14 +21,21 @@ from ai import LEVELS
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
+    # production refuses a missing or weak SECRET_KEY; development makes one up and keeps it.
+    environment: Literal["development", "production"] = "development"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     log_level: str = Field(default="info", pattern="^(critical|error|warning|info|debug)$")
+    log_format: Literal["text", "json"] = "text"  # json: one object a line, for collectors
+    # Seconds SIGTERM may take: sockets closing, then tables finishing what is in hand.
+    shutdown_timeout: int = Field(default=10, ge=2)
     # The match log and history (docs/storage.md); `alembic upgrade head` must run first.
     database_url: str = "sqlite:///data/belote.db"
 
-    # Guest tokens: signed with this key; a fresh random key means tokens die on restart.
-    secret_key: str = Field(default_factory=lambda: secrets.token_urlsafe(32), min_length=16)
+    # Guest tokens are signed with this key; restored tables need the same key after a
+    # restart, so development keeps a generated one in ``secret_key_file``.
+    secret_key: str = ""
+    secret_key_file: Path = Path("data/secret_key")
     token_max_age: int = Field(default=7 * 24 * 3600, gt=0)
 
     # Bots: hard levels search in a process pool, the others in threads; never on the loop.
@@ -52,6 +62,51 @@ class Settings(BaseSettings):
     ws_idle_timeout: float = Field(default=60, gt=0)
     ws_outbox: int = Field(default=256, ge=8)
     max_spectators: int = Field(default=50, ge=0)  # sockets without a seat, per table
+
+    @model_validator(mode="after")
+    def _strong_secret_in_production(self) -> Settings:
+        problem = weak_secret(self.secret_key) if self.environment == "production" else None
+        if problem:
+            raise ValueError(f"SECRET_KEY {problem}: production needs at least "
+                             f"{MIN_SECRET} random characters, e.g. `openssl rand -hex 32`")
+        return self
+
+    def token_key(self) -> str:
+        """The key guest tokens are signed with: ``SECRET_KEY``, or in development the one
+        kept in ``secret_key_file`` (read here, not at validation: only the server needs
+        it, and alembic or a test building settings must not create the file)."""
+        return self.secret_key or kept_secret(self.secret_key_file)
+
+
+MIN_SECRET = 32
+PLACEHOLDERS = frozenset({
+    "changeme", "change-me", "change_me", "secret", "secret_key", "your-secret-key",
+    "please-change-me", "replace-me", "0" * 32, "0" * 64,
+})
+
+
+def weak_secret(key: str) -> str | None:
+    """Why ``key`` must not sign production tokens, or None if it may."""
+    if not key:
+        return "is not set"
+    if key.strip().lower() in PLACEHOLDERS:
+        return "is a known placeholder"
+    if len(key) < MIN_SECRET:
+        return f"is too short ({len(key)} characters)"
+    return None
+
+
+def kept_secret(path: Path) -> str:
+    """The development key in ``path``, made (mode 0600) on first use: guest tokens, and
+    so the seats of restored tables, survive restarts of ``make run``."""
+    if path.exists() and (kept := path.read_text().strip()):
+        return kept
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(key + "\n")
+    return key
 
 
 @lru_cache

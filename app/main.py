@@ -3,6 +3,8 @@ the browser client at ``/``.  Shared services live on ``app.state`` for the rout
 
 from __future__ import annotations
 
+import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,13 +14,14 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from .api.routes import guests, history, server, tables, ws
+from .api.routes import guests, history, ops, server, tables, ws
 from .auth import Tokens
 from .bots import BotRunner
 from .config import Settings, get_settings
 from .db.migrate import check_schema
 from .db.session import Database
 from .db.storage import DatabaseStorage
+from .logs import log_config
 from .monitor import LagMonitor
 from .storage import Storage
 from .tables import Lobby, TableError
@@ -40,7 +43,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
             bots = BotRunner(settings)
             monitor = LagMonitor()
             app.state.settings = settings
-            app.state.tokens = Tokens(settings.secret_key, settings.token_max_age)
+            key = await asyncio.to_thread(settings.token_key)  # may create the file
+            app.state.tokens = Tokens(key, settings.token_max_age)
             app.state.database = database
             app.state.storage = storage or DatabaseStorage(database)
             app.state.lobby = Lobby(settings, bots, app.state.storage)
@@ -51,8 +55,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
                 await app.state.lobby.restore()
                 yield
             finally:
-                # uvicorn has stopped accepting; close tables (sockets get 1012), then executors.
-                await app.state.lobby.stop()
+                # Server.shutdown stopped the tables already; not so under a TestClient.
+                await app.state.lobby.stop(drain_time(settings))
                 await monitor.stop()
                 await bots.close()
         finally:
@@ -69,6 +73,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
     app.include_router(ws.router, prefix="/api")
     app.include_router(server.router, prefix="/api")
     app.include_router(history.router)  # its own prefix, /api
+    app.include_router(ops.router)  # /healthz, /readyz, /metrics
 
     @app.exception_handler(TableError)
     async def table_error(request: Request, exc: TableError) -> JSONResponse:
@@ -80,14 +85,51 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
     return app
 
 
-def server_config(settings: Settings, app: FastAPI | None = None) -> uvicorn.Config:
-    """uvicorn as ``python -m app`` runs it; tests and the load benchmark use it too."""
+def requests_time(settings: Settings) -> int:
+    """Seconds of the shutdown for open requests to end (uvicorn's share)."""
+    return settings.shutdown_timeout // 2
+
+
+def drain_time(settings: Settings) -> int:
+    """Seconds of the shutdown for tables to finish what they hold (the rest)."""
+    return settings.shutdown_timeout - requests_time(settings)
+
+
+class Server(uvicorn.Server):
+    """uvicorn, stopping the tables before it closes the sockets.
+
+    uvicorn's own shutdown closes every socket at once and only then runs the lifespan's;
+    a table would see its players leave and let cover bots play their turns meanwhile.
+    Stopping the lobby first drains each table, flushes its acknowledgements and closes
+    its sockets with 1012 itself, and makes ``/readyz`` and new tables answer 503.
+    """
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.app = app
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        lobby: Lobby | None = getattr(self.app.state, "lobby", None)
+        if lobby is not None:  # None: the lifespan never started
+            await lobby.stop(drain_time(self.app.state.settings))
+        await super().shutdown(sockets)
+
+
+def make_server(settings: Settings, app: FastAPI | None = None) -> Server:
+    """The server as ``python -m app`` runs it."""
+    app = app or create_app(settings)
+    return Server(server_config(settings, app), app)
+
+
+def server_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
+    """uvicorn's settings for ``app``."""
     return uvicorn.Config(
-        app or create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         ws_max_size=settings.ws_max_message,
         ws_ping_interval=None,  # liveness is the protocol's own ping (docs/protocol.md)
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=requests_time(settings),
+        log_config=log_config(settings),
         log_level=settings.log_level,
     )

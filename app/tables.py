@@ -33,6 +33,8 @@ from engine.observation import Observation
 from .auth import Player
 from .bots import BotRunner
 from .config import Settings
+from .logs import MATCH_ID, TABLE_ID
+from .metrics import ACTION_BROADCAST, ACTIONS
 from .models import Forfeit, SeatPublic, TablePublic
 from .protocol import (
     CLOSE_NO_TABLE,
@@ -243,6 +245,11 @@ class Held:
 
 
 @dataclass(frozen=True, slots=True)
+class Stop:
+    """Server shutdown: the commands queued before this one are the last handled."""
+
+
+@dataclass(frozen=True, slots=True)
 class Expire:
     """Close the table if it is still ``status``: a match never started, or long finished."""
 
@@ -251,8 +258,13 @@ class Expire:
 
 Command = (
     SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Attach | Detach | PlayAction
-    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire
+    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Stop
 )
+
+
+def shutting_down() -> TableError:
+    """The refusal of a stopping server: 503, so clients retry after the restart."""
+    return TableError("shutting_down", "the server is restarting; try again shortly", 503)
 
 
 class Table:
@@ -282,6 +294,7 @@ class Table:
         self._unwritten: list[Callable[[], Awaitable[None]]] = []  # failed writes, in order
         self._retrying: asyncio.Task[None] | None = None
         self._held: Held | None = None
+        self._stopping = False
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"table-{table_id}")
         self._expiry = asyncio.get_running_loop().call_later(
@@ -294,24 +307,45 @@ class Table:
         """Queue ``command`` and wait for the actor's answer (or its TableError)."""
         if self.status == CLOSED:
             raise TableError("no_table", "the table is closed", 404)
+        if self._stopping:
+            raise shutting_down()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((command, future))
         return await future
 
     def post(self, command: Command) -> None:
-        """Queue ``command`` without waiting; ignored once the table is closed."""
-        if self.status != CLOSED:
+        """Queue ``command`` without waiting; ignored once the table is closed or stopping."""
+        if self.status != CLOSED and not self._stopping:
             self._queue.put_nowait((command, None))
 
-    async def stop(self) -> None:
-        """Server shutdown: stop the actor and close sockets; storage keeps the match."""
-        self._task.cancel()
-        if self._retrying is not None:
-            self._retrying.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
+    async def stop(self, timeout: float) -> None:
+        """Server shutdown: finish the commands already queued and the writes kept for a
+        retry, within ``timeout`` seconds, then close sockets; storage keeps the match for
+        the restart.  New commands are refused with ``shutting_down`` meanwhile."""
+        self._stopping = True
+        self._queue.put_nowait((Stop(), None))
+        deadline = asyncio.get_running_loop().time() + timeout
+        await self._finish_by(self._task, deadline)
+        if self._retrying is not None:  # perhaps started by the actor's last commands
+            await self._finish_by(self._retrying, deadline)
         self._cancel_timers()
         for client in self._clients.values():
             client.close(CLOSE_RESTART, "server restarting")
+
+    def _tag_logs(self) -> None:
+        """Mark the running task's log lines with this table's ids (each task has its own
+        context); the match is logged under the table's id once started."""
+        TABLE_ID.set(self.id)
+        MATCH_ID.set(None if self.match is None else self.id)
+
+    async def _finish_by(self, task: asyncio.Task[None], deadline: float) -> None:
+        """Let ``task`` end by ``deadline`` (loop time); past it, cancel it."""
+        left = max(0.0, deadline - asyncio.get_running_loop().time())
+        done, _ = await asyncio.wait({task}, timeout=left)
+        if not done:
+            log.error("shutdown timed out; the log keeps what was written before")
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     @property
     def connections(self) -> int:
@@ -348,8 +382,11 @@ class Table:
     # ------------------------------------------------------------- the actor
 
     async def _run(self) -> None:
+        self._tag_logs()
         while self.status != CLOSED:
             command, future = await self._queue.get()
+            if isinstance(command, Stop):
+                break
             try:
                 result = await self._handle(command)
             except TableError as exc:
@@ -365,7 +402,8 @@ class Table:
         while not self._queue.empty():
             _, future = self._queue.get_nowait()
             if future is not None and not future.done():
-                future.set_exception(TableError("no_table", "the table is closed", 404))
+                future.set_exception(shutting_down() if self._stopping else TableError(
+                    "no_table", "the table is closed", 404))
 
     async def _handle(self, command: Command) -> Any:
         match command:
@@ -505,6 +543,8 @@ class Table:
             raise TableError("storage_unavailable", LOG_DOWN, 503) from None
         self.match = Match(config.options, seed=self.seed)
         self.status = PLAYING
+        self._tag_logs()
+        log.info("match started: %s", config.options.variant)
         self._record_seats = record_seats
         return self._changed({"kind": "start"})
 
@@ -663,12 +703,14 @@ class Table:
         IllegalActionError (raised before the write) changes nothing.
         """
         assert self.match is not None and self.match.deal is not None
+        started = time.perf_counter()
         self.match.deal.copy().apply(action, seat)  # the engine's own checks, on a copy
         entry = LoggedAction(self.version + 1, seat, action, by)
         if not await self._write(partial(self._services.storage.append_action, self.id, entry)):
             self._held = Held(seat, action, by, reply)
             return False
         await self._applied(seat, action, by)
+        ACTION_BROADCAST.observe(time.perf_counter() - started)
         return True
 
     async def _applied(self, seat: int, action: Action, by: str) -> None:
@@ -678,6 +720,7 @@ class Table:
         finished = len(match.results)
         match.apply_action(action, seat)
         self.version += 1
+        ACTIONS.inc()
         storage = self._services.storage
         results = [r.to_dict() for r in match.results[finished:]]
         for index, result in enumerate(results, finished):
@@ -714,6 +757,7 @@ class Table:
         self._think(seat, self._settings.cover_level, "timeout", 0)
 
     async def _finish(self) -> None:
+        log.info("match over at version %d", self.version)
         self.status = OVER
         self._cancel_turn()
         await self._write(partial(self._services.storage.finish_match, self.id, self.record()))
@@ -767,6 +811,7 @@ class Table:
         self, version: int, seat: int, level: str, by: str, delay: float, observation: Observation
     ) -> None:
         """Off the actor: wait the human-like pause, let a bot decide, post the move."""
+        self._tag_logs()
         if delay:
             await asyncio.sleep(delay)
         seed = (self.seed + version) % (1 << 63)
@@ -799,6 +844,7 @@ class Table:
 
     async def _retry(self) -> None:
         """Off the actor: redo the kept writes in order, backing off, then tell the actor."""
+        self._tag_logs()
         delay = RETRY_FIRST
         while self._unwritten:
             await asyncio.sleep(delay)
@@ -884,9 +930,12 @@ class Lobby:
 
     def __init__(self, settings: Settings, bots: BotRunner, storage: Storage) -> None:
         self.tables: dict[str, Table] = {}
+        self.stopping = False
         self._services = Services(settings, bots, storage, self.discard)
 
     def create(self, owner: Player, config: TableConfig) -> Table:
+        if self.stopping:
+            raise shutting_down()
         if len(self.tables) >= self._services.settings.max_tables:
             raise TableError("too_many_tables", "the server is full; try again later", 429)
         table_id = secrets.token_urlsafe(9)  # unguessable: private tables are found by id
@@ -910,6 +959,8 @@ class Lobby:
             self.tables[stored.table_id] = restored
 
     def get(self, table_id: str) -> Table:
+        if self.stopping:
+            raise shutting_down()
         table = self.tables.get(table_id)
         if table is None:
             raise TableError("no_table", f"no table {table_id!r}", 404)
@@ -921,6 +972,10 @@ class Lobby:
     def discard(self, table_id: str) -> None:
         self.tables.pop(table_id, None)
 
-    async def stop(self) -> None:
-        await asyncio.gather(*(table.stop() for table in list(self.tables.values())))
+    async def stop(self, timeout: float | None = None) -> None:
+        """Shutdown: no new tables; every table finishes what it holds, all within
+        ``timeout`` seconds (the whole ``shutdown_timeout`` unless told)."""
+        self.stopping = True
+        budget = self._services.settings.shutdown_timeout if timeout is None else timeout
+        await asyncio.gather(*(table.stop(budget) for table in list(self.tables.values())))
         self.tables.clear()

@@ -60,7 +60,12 @@ def deal_record(deal: Deal) -> dict[str, Any]:
 
 
 def write_record(match: Match, **extra: Any) -> dict[str, Any]:
-    """The record of ``match`` so far; ``extra`` adds top-level keys such as ``seats``."""
+    """The record of ``match`` so far; ``extra`` adds top-level keys such as ``seats``.
+
+    The format carries announcements on the card they go with, so announcements made
+    by the seat to move before its card are not written yet; a log that must survive
+    that moment keeps the engine's actions instead (as the server's does).
+    """
     if reserved := {"format", "variant", "options", "deals"} & set(extra):
         raise ValueError(f"{sorted(reserved)[0]!r} is written by the match itself")
     record: dict[str, Any] = {"format": FORMAT, "variant": match.options.variant}

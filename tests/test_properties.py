@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import dropwhile
 from typing import Any
 
 import pytest
@@ -793,22 +794,30 @@ def test_push_pop_restores(options: Options, seed: int) -> None:
 @settings(max_examples=50, deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds, stop=st.one_of(st.none(), st.integers(0, 400)))
 def test_record_round_trip(options: Options, seed: int, stop: int | None) -> None:
-    """write_record of a live match replays to the same deals, results, totals and winner."""
+    """write_record of a live match replays to the same deals, results, totals and winner.
+
+    The format attaches announcements to the card they go with, so announcements made
+    just before the point where the match stops are not in the record (RECORD.md).
+    """
     with context(options, seed):
         match = play_random_match(options, seed, max_actions=stop)
         doc = write_record(match, seats=[{"name": f"p{i}", "kind": "bot"} for i in range(4)])
+        last = match.deals[-1].history
+        pending = len(last) - len(list(dropwhile(lambda e: e[1] >= ANNOUNCE, reversed(last))))
         for copy_ in (doc, json.loads(json.dumps(doc))):
             again = replay(copy_)
             assert len(again.deals) == len(match.deals)
             for a, b in zip(again.deals, match.deals, strict=True):
-                assert (a.dealer, a.deck, a.history) == (b.dealer, b.deck, b.history)
+                written = b.history[:len(b.history) - pending] if b is match.deal else b.history
+                assert (a.dealer, a.deck, a.history) == (b.dealer, b.deck, written)
             assert [r.to_dict() for r in again.results] == [r.to_dict() for r in match.results]
             assert again.totals == match.totals
             assert again.winner == match.winner
             assert again.pool == match.pool
             assert replay_report(again) == replay_report(match)
-            assert again.legal_actions() == match.legal_actions()
-            assert snapshot(again) == snapshot(match)
+            if not pending:
+                assert again.legal_actions() == match.legal_actions()
+                assert snapshot(again) == snapshot(match)
             rewritten = write_record(again, seats=doc["seats"])
             assert rewritten == doc
 

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from ..metrics import DB_WRITE
 from ..storage import StorageError as StorageError
 from ..storage import StorageUnavailable as StorageUnavailable
 from .url import async_url, ensure_sqlite_dir
@@ -84,7 +85,7 @@ class Database:
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """One short transaction, committed on exit; driver errors become ours."""
         async with self._write_lock:
-            with translate_errors():
+            with DB_WRITE.time(), translate_errors():
                 async with self.engine.begin() as conn:
                     yield conn
 

@@ -49,7 +49,8 @@ async def list_tables(lobby: LobbyDep) -> list[TablePublic]:
 
 @router.post("", status_code=status.HTTP_201_CREATED,
              responses={422: {"description": "Unknown variant, flag or value"},
-                        429: {"model": ErrorBody, "description": "Too many tables"}})
+                        429: {"model": ErrorBody, "description": "Too many tables"},
+                        503: {"model": ErrorBody, "description": "Shutting down"}})
 async def create_table(
     body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep
 ) -> TablePublic:

@@ -22,6 +22,7 @@ from ...protocol import (
     CLOSE_CROWDED,
     CLOSE_NO_TABLE,
     CLOSE_POLICY,
+    CLOSE_RESTART,
     CLOSE_TIMEOUT,
     CLOSE_TOO_BIG,
     CLOSE_UNSUPPORTED,
@@ -101,7 +102,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         try:
             table = lobby.get(table_id)
         except TableError as exc:
-            await _refuse(websocket, CLOSE_NO_TABLE, exc.code, str(exc))
+            await _refuse(websocket, _close_code(exc), exc.code, str(exc))
             return
         client = Client(player, settings.ws_outbox)
         await websocket.send_text(
@@ -111,9 +112,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         try:
             await table.submit(Attach(client))
         except TableError as exc:
-            crowded = exc.code == "too_many_spectators"
-            await _refuse(websocket, CLOSE_CROWDED if crowded else CLOSE_NO_TABLE, exc.code,
-                          str(exc))
+            await _refuse(websocket, _close_code(exc), exc.code, str(exc))
             return
         connection = Connection(settings)
         writer = asyncio.create_task(_write(websocket, client))
@@ -135,6 +134,12 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         if websocket.application_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+def _close_code(refusal: TableError) -> int:
+    """The close code for a socket the table refused: 1012 tells a client to come back."""
+    codes = {"too_many_spectators": CLOSE_CROWDED, "shutting_down": CLOSE_RESTART}
+    return codes.get(refusal.code, CLOSE_NO_TABLE)
 
 
 async def _refuse(websocket: WebSocket, code: int, error: str, message: str) -> None:

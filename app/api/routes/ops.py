@@ -1,0 +1,50 @@
+"""Probes and metrics for orchestrators, at the root like most tools expect them:
+``/healthz`` (the process answers), ``/readyz`` (worth sending players to), ``/metrics``."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from ...db.session import CONNECT_TIMEOUT, Database
+from ...metrics import exposition
+from ..deps import LobbyDep
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """Alive: the event loop answers.  Says nothing of the database, on purpose: a
+    database outage must not get a healthy process restarted (tables hold and retry)."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", responses={503: {"description": "Not ready, with the reason"}})
+async def readyz(request: Request, lobby: LobbyDep) -> JSONResponse:
+    """Ready: not shutting down, and the database answers a trivial query."""
+    if lobby.stopping:
+        return _unready("shutting_down", "the server is shutting down")
+    database: Database = request.app.state.database
+    try:
+        async with asyncio.timeout(CONNECT_TIMEOUT), database.read() as session:
+            await session.execute(text("SELECT 1"))
+    except Exception as exc:  # whatever the driver raised: not ready, and why
+        return _unready("database_unavailable", f"{type(exc).__name__}: {exc}")
+    return JSONResponse({"status": "ready"})
+
+
+def _unready(code: str, message: str) -> JSONResponse:
+    return JSONResponse({"status": "unready", "code": code, "message": message},
+                        status_code=503)
+
+
+@router.get("/metrics", response_class=Response)
+async def metrics(lobby: LobbyDep) -> Response:
+    """Prometheus text exposition (app/metrics.py lists what is measured)."""
+    tables = list(lobby.tables.values())
+    body, content_type = exposition(len(tables), sum(table.connections for table in tables))
+    return Response(body, media_type=content_type)

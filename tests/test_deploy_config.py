@@ -1,0 +1,177 @@
+"""Deployment without a server process of its own: the compose file runs what
+``make run`` runs and names only real settings; secrets in production and in
+development; what a stopping server answers, and what its tables finish first."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import subprocess
+import sys
+from itertools import takewhile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml  # type: ignore[import-untyped]  # no stubs pinned
+from fastapi.testclient import TestClient
+
+from app.auth import Player
+from app.bots import BotRunner
+from app.config import Settings
+from app.main import create_app
+from app.storage import MemoryStorage
+from app.tables import (
+    AddBot,
+    Attach,
+    Client,
+    Close,
+    Lobby,
+    PlayAction,
+    SitDown,
+    StartMatch,
+    TableConfig,
+    TableError,
+)
+from engine import Options
+from tests.conftest import app_settings
+from tests.test_recovery_storage_down import my_turn
+
+ROOT = Path(__file__).resolve().parents[1]
+ANA = Player("p-ana", "Ana")
+STRONG = "7f3c9a51e0b24d6c8e1f2a3b4c5d6e7f8091a2b3c4d5e6f7"
+
+
+def compose_app() -> dict[str, Any]:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    app: dict[str, Any] = compose["services"]["app"]
+    return app
+
+
+def run_steps() -> list[list[str]]:
+    """The recipe of ``make run`` (what the README documents), without the venv prefix."""
+    lines = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].splitlines()[1:]
+    recipe = [line.strip() for line in takewhile(lambda line: line.startswith("\t"), lines)]
+    return [shlex.split(step.replace("$(BIN)/", "")) for step in recipe]
+
+
+def compose_steps() -> list[list[str]]:
+    """The app service's command: its own, or the image's CMD (``sh -c "a && exec b"``)."""
+    command = compose_app().get("command")
+    if command is None:
+        cmd = next(line for line in (ROOT / "Dockerfile").read_text().splitlines()
+                   if line.startswith("CMD "))
+        shell, flag, command = json.loads(cmd.removeprefix("CMD "))
+        assert (shell, flag) == ("sh", "-c")
+    steps = [shlex.split(step) for step in str(command).split("&&")]
+    return [step[1:] if step[0] == "exec" else step for step in steps]
+
+
+def test_compose_runs_the_readme_run_command() -> None:
+    make, compose = run_steps(), compose_steps()
+    assert make == [["alembic", "upgrade", "head"], ["python", "-m", "app"]]
+    assert len(compose) == len(make)
+    assert compose[0] == make[0]
+    assert compose[1][:3] == make[1]
+    options = compose[1][3:]  # only where to listen: everything else is the environment
+    assert options[::2] == ["--host", "--port"][: len(options) // 2]
+
+
+def test_compose_environment_names_only_settings() -> None:
+    environment = compose_app()["environment"]
+    assert environment["ENVIRONMENT"] == "production"
+    assert {name.lower() for name in environment} <= set(Settings.model_fields)
+
+
+@pytest.mark.parametrize("secret", [None, "changeme", "short-but-not-empty", "0" * 32])
+def test_production_refuses_a_missing_or_weak_secret(secret: str | None,
+                                                     tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env |= {"PYTHONPATH": str(ROOT), "ENVIRONMENT": "production",
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'never.db'}"}
+    if secret is not None:
+        env["SECRET_KEY"] = secret
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--port", "0"], env=env, cwd=tmp_path,
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert result.returncode != 0
+    assert "refusing to start" in result.stderr and "SECRET_KEY" in result.stderr
+    assert "openssl rand" in result.stderr  # says how to make a good one
+    assert "Traceback" not in result.stderr
+
+
+def test_production_takes_a_strong_secret() -> None:
+    settings = Settings(environment="production", secret_key=STRONG)
+    assert settings.token_key() == STRONG
+
+
+def test_development_keeps_its_generated_secret(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env, and the default path: data/secret_key
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.delenv("ENVIRONMENT", raising=False)
+    monkeypatch.delenv("SECRET_KEY_FILE", raising=False)
+    path = tmp_path / "data" / "secret_key"
+    assert not path.exists()  # settings alone (as alembic reads them) make no file
+    first = Settings().token_key()
+    again = Settings().token_key()  # as after a restart
+    assert len(first) >= 32 and again == first
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_stopping_server_makes_no_tables_and_is_not_ready() -> None:
+    app = create_app(app_settings(), MemoryStorage())
+    with TestClient(app) as client:
+        guest = client.post("/api/guests", json={"name": "Ana"}).json()
+        auth = {"Authorization": f"Bearer {guest['token']}"}
+        assert client.get("/readyz").status_code == 200
+        assert client.portal is not None  # the app's loop, as the lifespan runs it
+        client.portal.call(app.state.lobby.stop, 1)  # as SIGTERM starts it
+        created = client.post("/api/tables", json={"name": "late"}, headers=auth)
+        assert created.status_code == 503
+        assert created.json()["detail"]["code"] == "shutting_down"
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["code"] == "shutting_down"
+        assert client.get("/healthz").json() == {"status": "ok"}
+
+
+async def drain() -> None:
+    settings = app_settings()
+    bots = BotRunner(settings)
+    await bots.start()
+    storage = MemoryStorage()
+    try:
+        lobby = Lobby(settings, bots, storage)
+        table = lobby.create(ANA, TableConfig("drain", Options.make("bulgarian"), 600,
+                                              False, False))
+        await table.submit(SitDown(ANA, 0))
+        for seat in (1, 2, 3):
+            await table.submit(AddBot(ANA, seat, "easy"))
+        client = Client(ANA, 10_000)
+        await table.submit(Attach(client))
+        await table.submit(StartMatch(ANA))
+        state = await my_turn(client)
+        table.post(PlayAction(client, "in-flight", state["version"],
+                              state["view"]["legal_actions"][0]))
+        await lobby.stop(5)  # the action was queued: it is handled, logged and answered
+        outbox = [client.outbox.get_nowait() for _ in range(client.outbox.qsize())]
+        ack = {"type": "ack", "id": "in-flight", "version": state["version"] + 1}
+        assert json.dumps(ack, separators=(",", ":")) in outbox
+        assert outbox[-1] == Close(1012, "server restarting")
+        assert storage.matches[table.id].actions[-1].version == state["version"] + 1
+        with pytest.raises(TableError, match="restarting"):
+            await table.submit(PlayAction(client, "late", state["version"] + 1, "x"))
+    finally:
+        await bots.close()
+
+
+def test_stopping_tables_finish_the_commands_in_hand() -> None:
+    asyncio.run(asyncio.wait_for(drain(), 60))
+
+
+def test_the_readme_lists_every_setting() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert [name for name in Settings.model_fields if f"`{name.upper()}`" not in readme] == []

@@ -1,0 +1,252 @@
+"""The deployed server: ``python -m app`` started with the compose file's environment on a
+scratch PostgreSQL database.  A smoke match with metrics and JSON logs; ``/readyz``
+through a database outage; SIGTERM in the middle of a match."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from app.db.migrate import scratch_database, upgrade
+from app.db.repository import Repository
+from app.db.session import Database
+from tests.test_db_support import PG_SERVER, run
+from tests.test_deploy_config import STRONG, compose_app
+from tests.test_recovery import SEAT, free_port, logged_state, play
+from tests.test_recovery_storage_down import Proxy
+
+ROOT = Path(__file__).resolve().parents[1]
+GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
+SHUTDOWN_TIMEOUT = 10  # the default, as compose leaves it
+METRICS = ("belote_open_tables", "belote_connected_players", "belote_actions_total",
+           'belote_bot_decision_seconds_bucket{le="+Inf",level="easy"}',
+           "belote_action_broadcast_seconds_count", "belote_db_write_seconds_count")
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """A scratch database of this module's own, migrated as the compose command does."""
+    with scratch_database(PG_SERVER, "belote_deploy") as url:
+        upgrade(url)
+        yield url
+
+
+class Deployed:
+    """``python -m app`` with the compose app's environment, pointed at ``database_url``;
+    only the pace of the test's bots and turns is added.  Its log goes to ``log``."""
+
+    def __init__(self, database_url: str, log: Path) -> None:
+        self.port = free_port()
+        self.http = f"http://127.0.0.1:{self.port}"
+        compose = {name: str(value) for name, value in compose_app()["environment"].items()}
+        self.env = os.environ | compose | {
+            "PYTHONPATH": str(ROOT),
+            "DATABASE_URL": database_url,
+            "SECRET_KEY": STRONG,
+            "LOG_LEVEL": "info",
+            "BOT_DELAY": "0",
+            "BOT_PROCESSES": "1",
+            "DEFAULT_TURN_SECONDS": "600",
+            "WS_RATE": "10000",
+            "WS_BURST": "10000",
+        }
+        self.log = log
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        with self.log.open("a") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port),
+                env=self.env, cwd=self.log.parent, stderr=log,
+            )
+        async with httpx.AsyncClient(base_url=self.http) as http:
+            while True:
+                assert self.process.returncode is None, self.log.read_text()
+                with contextlib.suppress(httpx.TransportError):
+                    if (await http.get("/healthz")).status_code == 200:
+                        return
+                await asyncio.sleep(0.05)
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            await self.process.wait()
+
+
+@contextlib.asynccontextmanager
+async def running(server: Deployed) -> AsyncIterator[Deployed]:
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+async def new_match(server: Deployed) -> tuple[str, str, ClientConnection]:
+    """A started table: the human at SEAT over a socket, easy bots elsewhere."""
+    async with httpx.AsyncClient(base_url=server.http) as http:
+        guest = (await http.post("/api/guests", json={"name": "Ana"})).json()
+        auth = {"Authorization": f"Bearer {guest['token']}"}
+        created = await http.post("/api/tables", json={"name": "deploy"}, headers=auth)
+        assert created.status_code == 201, created.text
+        table_id = created.json()["id"]
+        assert (await http.put(f"/api/tables/{table_id}/seats/{SEAT}",
+                               headers=auth)).status_code == 200
+        for seat in (1, 2, 3):
+            assert (await http.put(f"/api/tables/{table_id}/seats/{seat}/bot",
+                                   json={"level": "easy"}, headers=auth)).status_code == 200
+        ws = await join(server, table_id, guest["token"])
+        assert (await http.post(f"/api/tables/{table_id}/start",
+                                headers=auth)).status_code == 200
+    return table_id, guest["token"], ws
+
+
+async def join(server: Deployed, table_id: str, token: str) -> ClientConnection:
+    ws = await connect(f"ws://127.0.0.1:{server.port}/api/tables/{table_id}/ws")
+    await ws.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+    return ws
+
+
+async def play_acked(ws: ClientConnection, rng: random.Random, until: int,
+                     acked: set[int]) -> dict[str, Any]:
+    """Play random legal actions for the human, noting the version of every ack, up to
+    its first turn at version ``until`` or later."""
+    acted = -1
+    async for text in ws:
+        message: dict[str, Any] = json.loads(text)
+        if message["type"] == "ack":
+            acked.add(message["version"])
+        if message["type"] not in ("snapshot", "event") or message["view"] is None:
+            continue
+        version, legal = message["version"], message["view"]["legal_actions"]
+        if message["turn"] == SEAT and legal and version != acted:
+            if version >= until:
+                return message
+            acted = version
+            await ws.send(json.dumps({"type": "action", "id": f"a{version}",
+                                      "version": version, "action": rng.choice(legal)}))
+    raise AssertionError("the socket closed mid-match")
+
+
+def metric(text: str, name: str) -> float:
+    line = next(line for line in text.splitlines() if line.startswith(name + " "))
+    return float(line.rsplit(" ", 1)[1])
+
+
+async def smoke(pg_url: str, tmp_path: Path) -> None:
+    server = Deployed(pg_url, tmp_path / "server.log")
+    async with running(server):
+        table_id, _, ws = await new_match(server)
+        state = await play(ws, random.Random(3), until=40)  # several tricks, or the end
+        assert state["version"] >= 40 or state["table"]["status"] == "over"
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            assert (await http.get("/readyz")).json() == {"status": "ready"}
+            exposed = (await http.get("/metrics")).text
+        await ws.close()
+    for name in METRICS:
+        assert metric(exposed, name) >= (1 if name.endswith(("total", "count", "}")) else 0)
+    assert metric(exposed, "belote_open_tables") >= 1
+    assert metric(exposed, "belote_connected_players") == 1
+    assert metric(exposed, "belote_actions_total") >= state["version"] - 6  # seats, start
+
+    lines = [json.loads(line) for line in server.log.read_text().splitlines()]
+    started = [line for line in lines if line["message"].startswith("match started")]
+    assert started and all(
+        (line["table_id"], line["match_id"]) == (table_id, table_id) for line in started)
+    assert any(line["logger"].startswith("uvicorn") for line in lines)  # one format for all
+
+
+def test_a_match_on_the_compose_configuration(pg_url: str, tmp_path: Path) -> None:
+    run(asyncio.wait_for(smoke(pg_url, tmp_path), GUARD))
+
+
+async def readiness(pg_url: str, tmp_path: Path) -> None:
+    url = make_url(pg_url)
+    proxy = Proxy(url.host or "127.0.0.1", url.port or 5432)
+    await proxy.open()
+    behind = url.set(host="127.0.0.1", port=proxy.port).render_as_string(False)
+    server = Deployed(behind, tmp_path / "server.log")
+    try:
+        async with running(server), httpx.AsyncClient(base_url=server.http) as http:
+
+            async def ready_is(status: int) -> dict[str, Any]:
+                while (response := await http.get("/readyz")).status_code != status:
+                    await asyncio.sleep(0.05)
+                body: dict[str, Any] = response.json()
+                return body
+
+            assert await ready_is(200) == {"status": "ready"}
+            await proxy.close()
+            down = await ready_is(503)
+            assert (down["status"], down["code"]) == ("unready", "database_unavailable")
+            assert (await http.get("/healthz")).status_code == 200  # alive all the same
+            await proxy.open()
+            assert await ready_is(200) == {"status": "ready"}
+    finally:
+        with contextlib.suppress(AssertionError):
+            await proxy.close()
+
+
+def test_readyz_follows_the_database(pg_url: str, tmp_path: Path) -> None:
+    run(asyncio.wait_for(readiness(pg_url, tmp_path), GUARD))
+
+
+async def sigterm(pg_url: str, tmp_path: Path) -> None:
+    server = Deployed(pg_url, tmp_path / "server.log")
+    rng = random.Random(11)
+    acked: set[int] = set()
+    await server.start()
+    assert server.process is not None
+    table_id, token, ws = await new_match(server)
+    state = await play_acked(ws, rng, 24, acked)
+    assert acked
+    # An action in flight when the signal lands: answered before the close, or not at all.
+    await ws.send(json.dumps({"type": "action", "id": "last", "version": state["version"],
+                              "action": rng.choice(state["view"]["legal_actions"])}))
+    server.process.send_signal(signal.SIGTERM)
+    with contextlib.suppress(ConnectionClosed):
+        async for text in ws:
+            message = json.loads(text)
+            if message["type"] == "ack":
+                acked.add(message["version"])
+    assert ws.close_code == 1012
+    assert await asyncio.wait_for(server.process.wait(), SHUTDOWN_TIMEOUT) == 0
+
+    version, view = await logged_state(pg_url, table_id)
+    db = Database(pg_url)
+    try:
+        log = await Repository(db).load(table_id)
+    finally:
+        await db.dispose()
+    assert log is not None
+    logged = {(a.version, a.seat) for deal in log.actions for a in deal}
+    assert {(v, SEAT) for v in acked} <= logged  # nothing acknowledged is lost
+    assert version >= max(acked)
+    assert version >= state["version"]
+
+    async with running(server):
+        ws = await join(server, table_id, token)
+        await ws.recv()  # welcome
+        after = json.loads(await ws.recv())
+        assert after["type"] == "snapshot"
+        assert (after["version"], after["seat"]) == (version, SEAT)
+        assert after["view"] == view
+        await ws.close()
+
+
+def test_sigterm_loses_nothing_and_the_match_resumes(pg_url: str, tmp_path: Path) -> None:
+    run(asyncio.wait_for(sigterm(pg_url, tmp_path), GUARD))
