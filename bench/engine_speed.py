@@ -62,11 +62,21 @@ def search(variant: str, seconds: float) -> tuple[int, float]:
     return count, time.process_time() - start
 
 
+def calibration() -> float:
+    """Millions of plain loop additions a CPU second: how fast this machine is right now."""
+    start = time.process_time()
+    total = 0
+    for i in range(2_000_000):
+        total += i
+    return 2.0 / (time.process_time() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement")
     args = parser.parse_args()
-    print(f"python {platform.python_version()} on {platform.machine()}, one core")
+    print(f"python {platform.python_version()} on {platform.machine()}, one core; "
+          f"calibration: {calibration():.1f} M loop additions/s")
     for variant in ("bulgarian", "classic"):
         played, thrown, elapsed = checked(variant, args.seconds)
         print(f"{variant:9}  checked API: {played / elapsed:8.0f} played deals/s "
