@@ -36,7 +36,7 @@ from .bidding import hard_call
 from .inference import infer, sample
 from .normal import normal_card
 from .solver import SearchTimeout, Solver
-from .view import View, announcement, play, view_of
+from .view import Level, View
 
 DEFAULT_BUDGET_S = 1.0
 MIN_SAMPLES = 4  # before the samples may stop early because they agree
@@ -49,21 +49,15 @@ HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs 
 SAFETY = 0.5
 
 
-class HardBot:
+class HardBot(Level):
     """Deterministic for a seed as long as the time cap does not cut the sampling."""
 
     def __init__(self, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.rng = random.Random(seed)
         self.budget_s = budget_s
 
-    def choose(self, observation: Observation) -> Action:
-        if observation.phase == "auction":
-            return hard_call(observation)
-        announce = announcement(observation)
-        if announce is not None:
-            return announce
-        view = view_of(observation)
-        return play(view, self.card(observation, view))
+    def call(self, observation: Observation) -> Action:
+        return hard_call(observation)
 
     def card(self, obs: Observation, view: View) -> Card:
         start = time.perf_counter()

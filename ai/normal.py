@@ -7,33 +7,27 @@ from engine.cards import BEATS, NO_TRUMPS, POINTS, STRENGTH, SUIT_MASK, TRUMPS, 
 from engine.observation import Observation
 
 from .bidding import easy_call, normal_call
-from .view import View, announcement, play, view_of
+from .view import Level, View
 
 
-class EasyBot:
+class EasyBot(Level):
     """Plays the lowest legal card, bids only very strong plain hands, announces all."""
 
-    def choose(self, observation: Observation) -> Action:
-        if observation.phase == "auction":
-            return easy_call(observation)
-        announce = announcement(observation)
-        if announce is not None:
-            return announce
-        view = view_of(observation)
-        return play(view, view.lowest(view.legal))
+    def call(self, observation: Observation) -> Action:
+        return easy_call(observation)
+
+    def card(self, observation: Observation, view: View) -> Card:
+        return view.lowest(view.legal)
 
 
-class NormalBot:
+class NormalBot(Level):
     """Reads the trick and the cards gone; bids and doubles from a hand evaluation."""
 
-    def choose(self, observation: Observation) -> Action:
-        if observation.phase == "auction":
-            return normal_call(observation)
-        announce = announcement(observation)
-        if announce is not None:
-            return announce
-        view = view_of(observation)
-        return play(view, normal_card(view, observation.declarer))
+    def call(self, observation: Observation) -> Action:
+        return normal_call(observation)
+
+    def card(self, observation: Observation, view: View) -> Card:
+        return normal_card(view, observation.declarer)
 
 
 def normal_card(view: View, declarer: int | None) -> Card:

@@ -6,6 +6,7 @@ state; the levels build their judgement on top of it.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from engine.actions import ANNOUNCE, BELOT, BID, Action
@@ -107,3 +108,23 @@ def announcement(obs: Observation) -> Action | None:
     if not open_ids:
         return None
     return max(open_ids, key=lambda a: (COMBOS[a - ANNOUNCE].value(obs.options), -a))
+
+
+class Level(ABC):
+    """The shape every level shares: its call in the auction; in play, announcements
+    first (the seat is asked again), then its card, with belot when the card allows."""
+
+    def choose(self, observation: Observation) -> Action:
+        if observation.phase == "auction":
+            return self.call(observation)
+        announce = announcement(observation)
+        if announce is not None:
+            return announce
+        view = view_of(observation)
+        return play(view, self.card(observation, view))
+
+    @abstractmethod
+    def call(self, observation: Observation) -> Action: ...
+
+    @abstractmethod
+    def card(self, observation: Observation, view: View) -> Card: ...
