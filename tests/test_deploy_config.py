@@ -18,29 +18,21 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs pinned
 from fastapi.testclient import TestClient
 
-from app.auth import Player
 from app.bots import BotRunner
 from app.config import Settings
 from app.main import create_app
 from app.storage import MemoryStorage
 from app.tables import (
-    AddBot,
-    Attach,
-    Client,
     Close,
     Lobby,
     PlayAction,
-    SitDown,
-    StartMatch,
-    TableConfig,
     TableError,
 )
 from engine import Options
+from tests.actors import my_turn, solo_table
 from tests.conftest import app_settings
-from tests.test_recovery_storage_down import my_turn
 
 ROOT = Path(__file__).resolve().parents[1]
-ANA = Player("p-ana", "Ana")
 STRONG = "7f3c9a51e0b24d6c8e1f2a3b4c5d6e7f8091a2b3c4d5e6f7"
 
 
@@ -145,14 +137,7 @@ async def drain() -> None:
     storage = MemoryStorage()
     try:
         lobby = Lobby(settings, bots, storage)
-        table = lobby.create(ANA, TableConfig("drain", Options.make("bulgarian"), 600,
-                                              False, False))
-        await table.submit(SitDown(ANA, 0))
-        for seat in (1, 2, 3):
-            await table.submit(AddBot(ANA, seat, "easy"))
-        client = Client(ANA, 10_000)
-        await table.submit(Attach(client))
-        await table.submit(StartMatch(ANA))
+        table, client = await solo_table(lobby, "drain", Options.make("bulgarian"))
         state = await my_turn(client)
         table.post(PlayAction(client, "in-flight", state["version"],
                               state["view"]["legal_actions"][0]))

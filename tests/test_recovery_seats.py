@@ -22,9 +22,9 @@ from app.tables import (
     TableConfig,
 )
 from engine import Options
+from tests.actors import my_turn
 from tests.conftest import app_settings
 from tests.test_db_support import run
-from tests.test_recovery_storage_down import my_turn
 
 pytest_plugins = ["tests.test_db_support"]  # db_url: migrated SQLite, then PostgreSQL
 

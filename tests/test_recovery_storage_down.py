@@ -8,34 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from typing import Any
 
 from sqlalchemy.engine import make_url
 
-from app.auth import Player
 from app.bots import BotRunner
 from app.db.repository import Repository
 from app.db.session import Database
 from app.db.storage import DatabaseStorage
 from app.tables import (
-    AddBot,
-    Attach,
-    Client,
     Lobby,
     PlayAction,
-    SitDown,
-    StartMatch,
-    TableConfig,
 )
 from engine import Options
+from tests.actors import my_turn, next_message, solo_table
 from tests.conftest import app_settings
 from tests.test_db_support import run
 
 pytest_plugins = ["tests.test_db_support"]  # migrated_urls: the scratch PostgreSQL database
 
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
-ANA = Player("p-ana", "Ana")
 
 
 class Proxy:
@@ -74,21 +65,6 @@ class Proxy:
         await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))
 
 
-async def next_message(client: Client) -> dict[str, Any]:
-    message = await client.outbox.get()
-    assert isinstance(message, str), message
-    parsed: dict[str, Any] = json.loads(message)
-    return parsed
-
-
-async def my_turn(client: Client) -> dict[str, Any]:
-    """The next state in which the client's seat has something to do."""
-    while True:
-        message = await next_message(client)
-        if message.get("turn") == 0 and message["view"]["legal_actions"]:
-            return message
-
-
 async def scenario(pg_url: str) -> None:
     url = make_url(pg_url)
     proxy = Proxy(url.host or "127.0.0.1", url.port or 5432)
@@ -99,14 +75,7 @@ async def scenario(pg_url: str) -> None:
     await bots.start()
     try:
         lobby = Lobby(settings, bots, DatabaseStorage(db))
-        config = TableConfig("down", Options.make("bulgarian"), 600, False, False)
-        table = lobby.create(ANA, config)
-        await table.submit(SitDown(ANA, 0))
-        for seat in (1, 2, 3):
-            await table.submit(AddBot(ANA, seat, "easy"))
-        client = Client(ANA, 10_000)
-        await table.submit(Attach(client))
-        await table.submit(StartMatch(ANA))
+        table, client = await solo_table(lobby, "down", Options.make("bulgarian"))
         state = await my_turn(client)
         version, legal = state["version"], state["view"]["legal_actions"]
         history = list(table.match.deal.history) if table.match and table.match.deal else []
