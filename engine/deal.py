@@ -114,13 +114,10 @@ class Deal:
         "options",
         "passes",
         "phase",
-        "points",
         "round",
         "to_move",
         "trick",
-        "trick_points",
         "tricks",
-        "tricks_won",
         "turned",
         "win_card",
         "win_seat",
@@ -151,15 +148,12 @@ class Deal:
         self.leader = self.to_move
         self.win_seat = -1
         self.win_card = -1
-        self.trick_points = 0
         self.tricks: list[tuple[int, tuple[Card, ...]]] = []  # (leader, cards) of each trick
-        self.points = [0, 0]
-        self.tricks_won = [0, 0]
         self.announcements: list[tuple[int, int]] = []  # (seat, combo id) in order
         self.announced: list[frozenset[int]] = [frozenset()] * 4
         self.belots: list[tuple[int, int]] = []  # (seat, suit)
         self._decl: list[list[frozenset[int]] | None] = [None] * 4
-        self._undo: list[tuple[int, ...]] = []
+        self._undo: list[tuple[int, Action, int, Card]] = []  # (seat, action, win_seat, win_card)
         self._legal = 0  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
         self._points: tuple[int, ...] = ()
@@ -370,58 +364,82 @@ class Deal:
         self.announced[seat] = self.announced[seat] | {combo}
 
     def push(self, action: Action) -> None:
-        """Play a card (``BELOT + card`` to announce belot with it) without any check."""
+        """Play a card (``BELOT + card`` to announce belot with it) without any check.
+
+        It keeps only what :meth:`pop` needs: the points and winners of the tricks are
+        read off :attr:`tricks` when asked for (:attr:`points`, :attr:`tricks_won`)."""
         seat = self.to_move
         card = action & 31
         trick = self.trick
-        self._undo.append((seat, action, self.win_seat, self.win_card, self.trick_points))
+        win_card = self.win_card
+        self._undo.append((seat, action, self.win_seat, win_card))
         self._legal = -1
         self.hands[seat] ^= 1 << card
         if action >= BELOT:
             self.belots.append((seat, card >> 3))
-        if not trick or (1 << card) & self._beats[self.win_card]:
+        if not trick or self._beats[win_card] >> card & 1:
             self.win_seat = seat
             self.win_card = card
         trick.append(card)
         if len(trick) < 4:
-            self.trick_points += self._points[card]
             self.to_move = (seat + 1) & 3
             return
-        winner = self.win_seat
-        team = winner & 1
-        self.tricks.append((self.leader, tuple(trick)))
-        self.points[team] += self.trick_points + self._points[card]
-        self.tricks_won[team] += 1
-        if len(self.tricks) == 8:
-            self.points[team] += LAST_TRICK
+        tricks = self.tricks
+        tricks.append((self.leader, tuple(trick)))
+        if len(tricks) == 8:
             self.phase = OVER
         self.trick = []
-        self.trick_points = 0
-        self.leader = self.to_move = winner
+        self.leader = self.to_move = self.win_seat
 
     def pop(self) -> None:
         """Undo the last :meth:`push`."""
-        seat, action, self.win_seat, self.win_card, self.trick_points = self._undo.pop()
-        card = action & 31
-        trick = self.trick
-        if not trick:
-            self.leader, cards = self.tricks.pop()
-            team = self.to_move & 1  # the trick's winner leads the next one
-            if self.phase == OVER:
-                self.phase = PLAY
-                self.points[team] -= LAST_TRICK
-            self.tricks_won[team] -= 1
-            self.points[team] -= self.trick_points + self._points[card]
-            self.trick = trick = list(cards[:3])
-        else:
-            trick.pop()
-        self.hands[seat] |= 1 << card
+        seat, action, self.win_seat, self.win_card = self._undo.pop()
+        self.to_move = seat
+        self.hands[seat] |= 1 << (action & 31)
+        self._legal = -1
         if action >= BELOT:
             self.belots.pop()
-        self.to_move = seat
-        self._legal = -1
+        trick = self.trick
+        if trick:
+            trick.pop()
+            return
+        self.leader, cards = self.tricks.pop()
+        self.trick = list(cards[:3])
+        self.phase = PLAY
 
     # ----------------------------------------------------------------- results
+
+    def _taken(self) -> tuple[list[int], list[int]]:
+        """Card points (the last trick's 10 included) and tricks per team so far: each
+        trick goes to the seat that leads the next one."""
+        points, won = [0, 0], [0, 0]
+        tricks = self.tricks
+        if not tricks:
+            return points, won
+        value = self._points
+        winners = [leader for leader, _ in tricks[1:]]
+        winners.append(self.leader)
+        for (_, (a, b, c, d)), winner in zip(tricks, winners, strict=True):
+            points[winner & 1] += value[a] + value[b] + value[c] + value[d]
+            won[winner & 1] += 1
+        if len(tricks) == 8:
+            points[self.leader & 1] += LAST_TRICK
+        return points, won
+
+    @property
+    def points(self) -> list[int]:
+        """Card points per team of the tricks taken so far, the last trick's 10 included."""
+        return self._taken()[0]
+
+    @property
+    def tricks_won(self) -> list[int]:
+        """Tricks taken so far per team."""
+        return self._taken()[1]
+
+    @property
+    def trick_points(self) -> int:
+        """Card points of the trick on the table."""
+        return sum(map(self._points.__getitem__, self.trick))
 
     def scoring_declarations(self) -> tuple[list[int], list[list[int]]]:
         """Points per team and the announced combination ids that score (RULES §6.4)."""
@@ -431,7 +449,8 @@ class Deal:
     def tally(self) -> Tally:
         """The raw facts the scoring needs; only for a deal played to the end."""
         assert self.phase == OVER and self.contract != _NO_CONTRACT
-        valat = 0 if self.tricks_won[1] == 0 else 1 if self.tricks_won[0] == 0 else None
+        card_points, won = self._taken()
+        valat = 0 if won[1] == 0 else 1 if won[0] == 0 else None
         points, _ = self.scoring_declarations()
         belots = [0, 0]
         for seat, _suit in self.belots:
@@ -440,7 +459,7 @@ class Deal:
             contract=self.contract,
             bidder=self.declarer,
             multiplier=self.multiplier,
-            card_points=(self.points[0], self.points[1]),
+            card_points=(card_points[0], card_points[1]),
             declarations=(points[0], points[1]),
             belots=(belots[0], belots[1]),
             valat=valat,
