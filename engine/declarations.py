@@ -96,7 +96,14 @@ def _maximal_runs(byte: int) -> tuple[tuple[int, int], ...]:
     return tuple(runs)
 
 
-_RUNS = tuple(_maximal_runs(b) for b in range(256))
+# Per suit, per byte of that suit's cards: the combo ids of its maximal runs.
+_RUN_IDS = tuple(
+    tuple(
+        tuple(_ID_BY_MASK[((1 << n) - 1) << (suit * 8 + start)] for start, n in _maximal_runs(b))
+        for b in range(256)
+    )
+    for suit in range(4)
+)
 
 
 def combo_id(mask: Mask) -> int:
@@ -116,15 +123,15 @@ def parse_combo(text: str) -> int:
 
 def runs_in(mask: Mask) -> list[int]:
     """Combo ids of the maximal runs of three or more in ``mask``."""
-    found = []
-    for suit in range(4):
-        for start, length in _RUNS[(mask >> (8 * suit)) & 0xFF]:
-            found.append(_ID_BY_MASK[((1 << length) - 1) << (suit * 8 + start)])
-    return found
+    c, d, h, s = _RUN_IDS
+    return [*c[mask & 0xFF], *d[(mask >> 8) & 0xFF], *h[(mask >> 16) & 0xFF], *s[mask >> 24]]
 
 
 def carres_in(mask: Mask) -> list[int]:
-    return [i for i, rank in enumerate(CARRE_RANKS) if mask & RANK_MASK[rank] == RANK_MASK[rank]]
+    full_ranks = mask & (mask >> 8) & (mask >> 16) & (mask >> 24) & 0xFF  # all four held
+    if not full_ranks:
+        return []
+    return [i for i, rank in enumerate(CARRE_RANKS) if full_ranks >> rank & 1]
 
 
 def decompositions(hand: Mask, options: Options) -> list[frozenset[int]]:
