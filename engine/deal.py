@@ -37,6 +37,7 @@ _QUEENS = RANK_MASK[QUEEN]
 _KQ = _QUEENS | RANK_MASK[KING]
 _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
 _NO_CONTRACT = -1
+_ALL_CARDS = list(range(32))
 
 
 def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
@@ -97,6 +98,7 @@ class Deal:
         "_decl",
         "_declaring",
         "_legal",
+        "_open",
         "_points",
         "_undo",
         "announced",
@@ -124,7 +126,7 @@ class Deal:
     )
 
     def __init__(self, options: Options, dealer: int, deck: Sequence[Card]) -> None:
-        if sorted(deck) != list(range(32)):
+        if sorted(deck) != _ALL_CARDS:
             raise ValueError("a deck must hold each of the 32 cards once")
         if dealer not in range(4):
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
@@ -153,6 +155,7 @@ class Deal:
         self.announced: list[frozenset[int]] = [frozenset()] * 4
         self.belots: list[tuple[int, int]] = []  # (seat, suit)
         self._decl: list[list[frozenset[int]] | None] = [None] * 4
+        self._open: list[list[Action] | None] = [None] * 4  # _announceable(seat), once known
         self._undo: list[tuple[int, Action, int, Card]] = []  # (seat, action, win_seat, win_card)
         self._legal = 0  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
@@ -163,11 +166,14 @@ class Deal:
 
     def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
         """Packets from ``deck[start:]`` to the seats in playing order from the eldest."""
-        pos = start
-        for i, size in enumerate(sizes):
-            seat = (self.dealer + 1 + i) % 4
-            for card in self.deck[pos:pos + size]:
-                self.hands[seat] |= 1 << card
+        hands, deck = self.hands, self.deck
+        seat, pos = self.dealer, start
+        for size in sizes:
+            seat = (seat + 1) & 3
+            packet = 0
+            for card in deck[pos:pos + size]:
+                packet |= 1 << card
+            hands[seat] |= packet
             pos += size
 
     def _complete(self) -> None:
@@ -238,9 +244,11 @@ class Deal:
             mask = self.legal_card_mask()
             actions = card_list(mask)
             if self.hands[self.to_move] & _BELOT_CARDS[self.contract]:
-                actions += [BELOT + c for c in card_list(self._belot_mask() & mask)]
+                belot = self._belot_mask() & mask
+                if belot:
+                    actions += [BELOT + c for c in card_list(belot)]
             if self._declaring and not self.tricks:
-                actions += [ANNOUNCE + i for i in self._announceable(self.to_move)]
+                actions += self._announceable(self.to_move)
             return actions
         if self.phase == AUCTION:
             return self.legal_calls()
@@ -256,22 +264,26 @@ class Deal:
             cards &= SUIT_MASK[self.trick[0] >> 3]
         return cards
 
-    def _announceable(self, seat: int) -> list[int]:
-        full_sets = self._decl[seat]
-        if full_sets is None:
-            full_sets = self._decl[seat] = decompositions(self.dealt[seat], self.options)
-        return open_combos(full_sets, self.announced[seat])
+    def _announceable(self, seat: int) -> list[Action]:
+        """The announcements open to ``seat``, kept until it makes one."""
+        actions = self._open[seat]
+        if actions is None:
+            full_sets = self._decl[seat]
+            if full_sets is None:
+                full_sets = self._decl[seat] = decompositions(self.dealt[seat], self.options)
+            combos = open_combos(full_sets, self.announced[seat])
+            actions = self._open[seat] = [ANNOUNCE + i for i in combos]
+        return actions
 
     # ----------------------------------------------------------------- checked apply
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply ``action`` for the player to move, or raise why it is illegal."""
         mover = self.to_move
-        if seat is not None and seat != mover and self.phase != OVER:
+        phase = self.phase
+        if seat is not None and seat != mover and phase != OVER:
             raise errors.NotYourTurnError(f"seat {seat} may not act: it is seat {mover}'s turn")
-        if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
-            raise errors.UnknownActionError(f"not an action: {action!r}")
-        if self.phase == PLAY and action < BID:
+        if phase == PLAY and type(action) is int and 0 <= action < BID:  # a card: the hot path
             card = action & 31
             if not self.legal_card_mask() >> card & 1:
                 raise self._bad_card(card)
@@ -280,11 +292,14 @@ class Deal:
                     f"seat {mover} cannot announce belot with {card_name(card)}")
             self.history.append((mover, action))
             self.push(action)
-        elif self.phase == AUCTION:
+            return
+        if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
+            raise errors.UnknownActionError(f"not an action: {action!r}")
+        if phase == AUCTION:
             if action not in self.legal_calls():
                 raise self._bad_call(action)
             self._call(action)
-        elif self.phase == OVER:
+        elif phase == OVER:
             raise errors.GameOverError("the deal is over")
         elif action >= ANNOUNCE:
             if self.options.classic or self.tricks or self.contract == NO_TRUMPS:
@@ -292,7 +307,7 @@ class Deal:
                     f"seat {mover} cannot announce now: declarations are made in the first "
                     "trick of a bulgarian suit or all-trumps deal")
             combo = action - ANNOUNCE
-            if combo not in self._announceable(mover):
+            if action not in self._announceable(mover):
                 raise errors.IllegalAnnounceError(
                     f"seat {mover} cannot announce {COMBOS[combo].text()}")
             self._announce(mover, combo)
@@ -362,6 +377,7 @@ class Deal:
         self.history.append((seat, ANNOUNCE + combo))
         self.announcements.append((seat, combo))
         self.announced[seat] = self.announced[seat] | {combo}
+        self._open[seat] = None
 
     def push(self, action: Action) -> None:
         """Play a card (``BELOT + card`` to announce belot with it) without any check.
