@@ -229,7 +229,7 @@ class Deal:
                 return [BID + u, PASS]
             return [BID + s for s in range(4) if s != u] + [PASS]
         k = self.contract
-        calls = list(range(BID + k + 1, BID + 6)) + [PASS]
+        calls = [*range(BID + k + 1, BID + 6), PASS]
         if k != _NO_CONTRACT:
             same_team = (self.declarer - self.to_move) & 1 == 0
             if self.multiplier == 1 and not same_team:
