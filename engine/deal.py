@@ -134,8 +134,7 @@ class Deal:
         self.dealer = dealer
         self.deck = tuple(deck)
         self.hands = [0, 0, 0, 0]
-        self._deal_packets(0, (3, 3, 3, 3))
-        self._deal_packets(12, (2, 2, 2, 2))
+        self._deal_packets(0, (3, 3, 3, 3, 2, 2, 2, 2))
         self.dealt: list[Mask] = []  # the eight-card hands, once complete
         self.phase = AUCTION
         self.to_move = (dealer + 1) % 4
@@ -165,7 +164,7 @@ class Deal:
     # ----------------------------------------------------------------- dealing
 
     def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
-        """Packets from ``deck[start:]`` to the seats in playing order from the eldest."""
+        """Packets from ``deck[start:]`` to the seats in turn, from the eldest."""
         hands, deck = self.hands, self.deck
         seat, pos = self.dealer, start
         for size in sizes:

@@ -182,6 +182,8 @@ def resolve(
     ``announced`` is ``(seat, combo id)`` in the order announced; ``trump`` the trump suit
     of a suit contract, else None.  Returns the points per team and the scoring combo ids.
     """
+    if not announced:
+        return [0, 0], [[], []]
     if options.declaration_resolution == "single":
         key, categories = _overall_key, [list(announced)]
     else:
