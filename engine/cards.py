@@ -24,6 +24,7 @@ NO_TRUMPS, ALL_TRUMPS = 4, 5
 CONTRACT_NAMES = ("C", "D", "H", "S", "NT", "AT")
 
 FULL_DECK: Mask = (1 << 32) - 1
+BIT: tuple[Mask, ...] = tuple(1 << c for c in range(32))  # looked up, not shifted: no new int
 SUIT_MASK: tuple[Mask, ...] = tuple(0xFF << (8 * s) for s in range(4))
 RANK_MASK: tuple[Mask, ...] = tuple(sum(1 << (s * 8 + r) for s in range(4)) for r in range(8))
 

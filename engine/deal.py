@@ -14,6 +14,7 @@ from .actions import ANNOUNCE, BELOT, BID, DOUBLE, END, PASS, REDOUBLE, Action, 
 from .cards import (
     ALL_TRUMPS,
     BEATS,
+    BIT,
     KING,
     NO_TRUMPS,
     POINTS,
@@ -45,7 +46,7 @@ def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple
     (-1, -1, 0) while it is empty."""
     win_seat, win_card, points = -1, -1, 0
     for i, card in enumerate(trick):
-        if i == 0 or (1 << card) & BEATS[contract][win_card]:
+        if i == 0 or BIT[card] & BEATS[contract][win_card]:
             win_seat, win_card = (leader + i) % 4, card
         points += POINTS[contract][card]
     return win_seat, win_card, points
@@ -71,7 +72,7 @@ def legal_cards(
     trumps = hand & RUFFS[contract]
     if not trumps:
         return hand
-    ruffed = (1 << win_card) & RUFFS[contract]
+    ruffed = BIT[win_card] & RUFFS[contract]
     if options.classic:
         if partner_winning:
             if not ruffed or not options.partner_ruff_no_undertrump:
@@ -389,10 +390,10 @@ class Deal:
         win_card = self.win_card
         self._undo.append((seat, action, self.win_seat, win_card))
         self._legal = -1
-        self.hands[seat] ^= 1 << card
+        self.hands[seat] ^= BIT[card]
         if action >= BELOT:
             self.belots.append((seat, card >> 3))
-        if not trick or self._beats[win_card] >> card & 1:
+        if not trick or self._beats[win_card] & BIT[card]:
             self.win_seat = seat
             self.win_card = card
         trick.append(card)
@@ -410,7 +411,7 @@ class Deal:
         """Undo the last :meth:`push`."""
         seat, action, self.win_seat, self.win_card = self._undo.pop()
         self.to_move = seat
-        self.hands[seat] |= 1 << (action & 31)
+        self.hands[seat] |= BIT[action & 31]
         self._legal = -1
         if action >= BELOT:
             self.belots.pop()
@@ -418,8 +419,8 @@ class Deal:
         if trick:
             trick.pop()
             return
-        self.leader, cards = self.tricks.pop()
-        self.trick = list(cards[:3])
+        self.leader, (first, second, third, _) = self.tricks.pop()
+        self.trick = [first, second, third]
         self.phase = PLAY
 
     # ----------------------------------------------------------------- results
