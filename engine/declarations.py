@@ -141,6 +141,8 @@ def decompositions(hand: Mask, options: Options) -> list[frozenset[int]]:
     also each choice of carrés to give up so that their cards can stand in runs.
     """
     carres = carres_in(hand)
+    if not carres:
+        return [frozenset(runs_in(hand))]
     keep_sets: Iterable[tuple[int, ...]] = [tuple(carres)]
     if options.overlap_policy == "player_choice":
         keep_sets = [k for n in range(len(carres) + 1) for k in combinations(carres, n)]
