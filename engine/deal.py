@@ -172,7 +172,7 @@ class Deal:
             seat = (seat + 1) & 3
             packet = 0
             for card in deck[pos:pos + size]:
-                packet |= 1 << card
+                packet |= BIT[card]
             hands[seat] |= packet
             pos += size
 
