@@ -42,7 +42,7 @@ from .view import Level, View
 DEFAULT_BUDGET_S = 1.0
 MIN_SAMPLES = 4  # before the samples may stop early because they agree
 MAX_SAMPLES = 10
-EXACT_TRICKS = 4  # solve to the end when at most this many tricks are left ...
+EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
 HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
 # Share of the budget the search may use: the rest absorbs the bookkeeping and a busy
