@@ -47,7 +47,7 @@ HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
 HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
 # Share of the budget the search may use: the rest absorbs the bookkeeping and a busy
 # machine descheduling the process, so that the decision stays under the cap.
-SAFETY = 0.5
+SAFETY = 0.4
 
 
 class HardBot(Level):

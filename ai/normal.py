@@ -31,7 +31,8 @@ class EasyBot(Level):
 
 
 class NormalBot(Level):
-    """Reads the trick and the cards gone; bids and doubles from a hand evaluation."""
+    """Reads the trick, the cards gone and the public voids; bids and doubles from a hand
+    evaluation."""
 
     def call(self, observation: Observation) -> Action:
         return normal_call(observation)
