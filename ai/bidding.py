@@ -42,6 +42,7 @@ _SIDE_VALUE = (0.0, 0.0, 0.0, 0.4, 0.1, 0.2, 0.4, 1.2)
 _AT_VALUE = (0.0, 0.0, 1.5, 0.4, 2.0, 0.1, 0.2, 0.7)
 _NT_VALUE = (0.0, 0.0, 0.0, 0.6, 0.1, 0.2, 0.4, 2.0)
 _NT_RISK = 1.0  # no trumps fails more often than its count suggests (simulated)
+VOID_VALUE = 0.5  # a void in a side suit, with two trumps or more to ruff it
 BID_THRESHOLD = 5.0  # normal bids the best contract whose value reaches this
 # Margins above the threshold, in units of the value function (normal: 1 = a trick).
 DOUBLE_MARGIN = 0.8  # double an opposing contract our hand would value this much higher
@@ -90,6 +91,8 @@ def hand_value(cards: Mask, contract: Contract, options: Options) -> float:
             value += sum(_TRUMP_VALUE[r] for r in ranks)
             if KING in ranks and QUEEN in ranks:
                 value += 0.5  # belot
+    if contract < NO_TRUMPS and (cards & SUIT_MASK[contract]).bit_count() >= 2:
+        value += VOID_VALUE * sum(1 for s in range(4) if s != contract and not cards & SUIT_MASK[s])
     if contract == NO_TRUMPS:
         value -= _NT_RISK
     elif not options.classic:

@@ -1,9 +1,10 @@
 """The ``hard`` level: sampled deals consistent with all it knows, each solved open.
 
-For each sample the solver gives, for every legal card, the points our team ends with
-under best play; those are turned into what the deal would add to each team's score
-(contract made or failed, rounding, declarations, belots, doubling) and averaged, so
-the card chosen is the best for the contract, not the one that grabs most points.
+For each sample the solver gives, for every legal card, the points team 0 ends with
+under best play and whether a team takes every trick; those are turned into what the
+deal would add to each team's score (contract made or failed, rounding, declarations,
+belots, valat, doubling) and averaged, so the card chosen is the best for the contract,
+not the one that grabs most points.
 """
 
 from __future__ import annotations
@@ -35,18 +36,18 @@ from engine.scoring import Tally, card_total, score_deal
 from .bidding import hard_call
 from .inference import infer, sample
 from .normal import normal_card
-from .solver import SearchTimeout, Solver
+from .solver import SearchTimeout, Solver, split
 from .view import Level, View
 
 DEFAULT_BUDGET_S = 1.0
 MIN_SAMPLES = 4  # before the samples may stop early because they agree
 MAX_SAMPLES = 10
-EXACT_TRICKS = 4  # solve to the end when at most this many tricks are left ...
+EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
 HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
 # Share of the budget the search may use: the rest absorbs the bookkeeping and a busy
 # machine descheduling the process, so that the decision stays under the cap.
-SAFETY = 0.5
+SAFETY = 0.4
 
 
 class HardBot(Level):
@@ -80,7 +81,7 @@ class HardBot(Level):
             hands = sample(knowledge, self.rng)
             hands[obs.seat] = obs.hand
             try:
-                values = solver.move_values(hands, obs.trick, obs.leader)
+                values = solver.move_values(hands, obs.trick, obs.leader, scorer.taken)
             except SearchTimeout:
                 break
             scores = {c: scorer.score(v, hands) for c, v in values.items()}
@@ -97,7 +98,7 @@ class HardBot(Level):
 
 
 class _Scorer:
-    """Maps team 0's final card points in a sampled deal to our score lead for it."""
+    """Maps the solver's value of a sampled deal to our score lead for it."""
 
     def __init__(self, obs: Observation) -> None:
         assert obs.contract is not None and obs.declarer is not None
@@ -106,26 +107,30 @@ class _Scorer:
         self.contract = obs.contract
         self.team = obs.seat & 1
         done = [0, 0]
+        self.taken = 0  # bit t: team t has taken a trick
         for leader, cards in obs.tricks:
             win_seat, _, points = trick_state(cards, leader, self.contract)
             done[win_seat & 1] += points
+            self.taken |= 1 << (win_seat & 1)
         self.done = done
         self.total = card_total(self.contract)
+        self.rest = self.total - done[0] - done[1]
         self.declarations = _declarations(obs)
         self.belots = [0, 0]
         for seat, _suit in obs.belots:
             self.belots[seat & 1] += 1
         self.announced_suits = {suit for _, suit in obs.belots}
 
-    def score(self, team0_rest: int, hands: list[Mask]) -> float:
+    def score(self, value: int, hands: list[Mask]) -> float:
         """What the deal adds to our score minus theirs, in card points."""
+        team0_rest, valat = split(value, self.rest)
         team0 = self.done[0] + team0_rest
         card_points = (team0, self.total - team0)
         belots = list(self.belots)
         for seat, hand in enumerate(hands):
             belots[seat & 1] += _pairs(hand, self.contract, self.announced_suits)
         tally = Tally(self.contract, self.declarer, self.obs.multiplier, card_points,
-                      self.declarations, (belots[0], belots[1]), None)
+                      self.declarations, (belots[0], belots[1]), valat)
         result = score_deal(tally, self.obs.pool, self.obs.options)
         lead = result.score[self.team] - result.score[1 - self.team]
         return float(lead if self.obs.options.classic else 10 * lead)

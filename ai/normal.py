@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.cards import BEATS, NO_TRUMPS, POINTS, STRENGTH, SUIT_MASK, TRUMPS, Card, cards_of
+from engine.cards import (
+    BEATS,
+    NO_TRUMPS,
+    POINTS,
+    STRENGTH,
+    SUIT_MASK,
+    TRUMPS,
+    Card,
+    cards_of,
+    mask_of,
+)
 from engine.observation import Observation
 
 from .bidding import easy_call, normal_call
@@ -21,7 +31,8 @@ class EasyBot(Level):
 
 
 class NormalBot(Level):
-    """Reads the trick and the cards gone; bids and doubles from a hand evaluation."""
+    """Reads the trick, the cards gone and the public voids; bids and doubles from a hand
+    evaluation."""
 
     def call(self, observation: Observation) -> Action:
         return normal_call(observation)
@@ -31,43 +42,59 @@ class NormalBot(Level):
 
 
 def normal_card(view: View, declarer: int | None) -> Card:
-    """normal's card: lead sure winners, feed a winning partner, win cheaply or duck."""
+    """normal's card: lead sure winners, feed a partner who will win, else win cheaply."""
     if view.legal & (view.legal - 1) == 0:
         return view.legal.bit_length() - 1
     if not view.trick:
         return _lead(view, declarer)
-    k = view.contract
-    points, strength = POINTS[k], STRENGTH[k]
-    last = len(view.trick) == 3
     if view.partner_winning:
-        # Partner's card holds if nothing of its suit out is higher (a ruff is a risk
-        # normal takes; only hard reckons who is void).
-        higher = BEATS[k][view.win_card] & SUIT_MASK[view.win_card >> 3]
-        holds = last or not higher & view.others
-        if holds:
-            # Feed the fattest plain card, sparing a sure winner of a later trick.
-            plain = view.legal & ~view.trumps or view.legal
-            return max(cards_of(plain),
-                       key=lambda c: (points[c] - 8 * view.is_master(c), -strength[c]))
-        return view.lowest(view.legal)
+        holds = _holds(view, view.win_card, _opponents_after(view))
+        return _feed(view) if holds else view.lowest(view.legal)
     beating = view.beating()
     if not beating:
         return view.lowest(view.legal)
-    if last:
-        return view.weakest_winner(beating)
-    masters = [c for c in cards_of(beating) if view.is_master(c)]
-    if masters and not (1 << masters[0]) & view.trumps:
-        return min(masters, key=lambda c: strength[c])
-    table_points = sum(points[c] for c in view.trick)
-    must = view.legal == beating
-    if must or table_points >= 10 or masters:
-        # Ruff or overtake with the weakest card that does it: keep the strong trumps.
-        return view.weakest_winner(beating)
-    return view.lowest(view.legal)
+    # Take the trick with the weakest card that does it, ruffing if need be: this keeps
+    # the strong trumps (preferring a sure winner, or letting cheap tricks go, measured
+    # worse on the arena).
+    return view.weakest_winner(beating)
+
+
+def _opponents_after(view: View) -> list[int]:
+    """The opponents still to play to the current trick after this seat."""
+    return [(view.seat + i) % 4 for i in range(1, 4 - len(view.trick)) if i & 1]
+
+
+def _holds(view: View, card: Card, seats: list[int]) -> bool:
+    """Whether ``card``, winning now, still wins once the opponents ``seats`` have played.
+
+    From what is public: no higher card of its suit is out (unless they all showed out
+    of the suit), and, while trumps are out, none of them is known to be void in it.
+    """
+    if not seats:
+        return True
+    k = view.contract
+    suit = card >> 3
+    void = all(view.voids[s] >> suit & 1 for s in seats)
+    if BEATS[k][card] & SUIT_MASK[suit] & view.others and not void:
+        return False
+    if k < NO_TRUMPS and suit != k and view.others & SUIT_MASK[k]:
+        exhausted = not view.others & SUIT_MASK[suit]
+        if exhausted or any(view.voids[s] >> suit & 1 for s in seats):
+            return False
+    return True
+
+
+def _feed(view: View) -> Card:
+    """The fattest plain card for a partner who wins the trick, sparing sure winners."""
+    k = view.contract
+    plain = view.legal & ~view.trumps or view.legal
+    return max(cards_of(plain),
+               key=lambda c: (not view.is_master(c), POINTS[k][c], -STRENGTH[k][c]))
 
 
 def _lead(view: View, declarer: int | None) -> Card:
-    """Draw trumps when our side named them, else cash a sure winner, else lead low."""
+    """Draw trumps when our side named them, else cash a sure winner, else lead a short
+    suit to ruff later, else lead low."""
     k = view.contract
     trumps = view.legal & TRUMPS[k]
     ours = declarer is not None and (declarer - view.seat) & 1 == 0
@@ -75,8 +102,14 @@ def _lead(view: View, declarer: int | None) -> Card:
         top = max(cards_of(trumps), key=lambda c: STRENGTH[k][c])
         if view.is_master(top):
             return top
-    masters = [c for c in cards_of(view.legal) if view.is_master(c)]
+    after = _opponents_after(view)
+    masters = [c for c in cards_of(view.legal) if _holds(view, c, after)]
     plain_masters = [c for c in masters if not (1 << c) & TRUMPS[k]] or masters
     if plain_masters:
         return max(plain_masters, key=lambda c: (POINTS[k][c], STRENGTH[k][c]))
+    if trumps and k < NO_TRUMPS:
+        singles = [c for c in cards_of(view.legal & ~trumps)
+                   if not view.legal & ~(1 << c) & SUIT_MASK[c >> 3] and POINTS[k][c] < 10]
+        if singles:
+            return view.lowest(mask_of(singles))
     return view.lowest(view.legal)

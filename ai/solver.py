@@ -5,9 +5,11 @@ Kept small and free of engine objects (plain ints and masks, engine tables, and
 changing its results; ``tests/test_ai_solver.py`` checks it against exhaustive search.
 
 The value of a position is the card points team 0 takes from the cards still to be
-won (the cards on the table and in the hands, plus the 10 of the last trick).  Team 0
-maximises it, team 1 minimises it.  Belot, declarations and valat are scored by the
-caller, because they do not depend on which cards fall on which trick.
+won (the cards on the table and in the hands, plus the 10 of the last trick), plus
+:func:`valat_weight` if team 0 takes every trick of the deal, minus it if team 1 does.
+Team 0 maximises it, team 1 minimises it.  A valat takes every point, so the value
+tells it apart from any other result (:func:`split`).  Belot and declarations are scored
+by the caller, because they do not depend on which cards fall on which trick.
 
 A ``horizon`` (tricks to complete before stopping) makes early positions affordable in
 pure Python: past it the rest of the deal is split by :func:`estimate` instead of being
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 
 from engine.cards import (
     BEATS,
+    NO_TRUMPS,
     POINTS,
     STRENGTH,
     SUIT_MASK,
@@ -32,7 +35,7 @@ from engine.cards import (
 )
 from engine.deal import legal_cards, trick_state
 from engine.options import Options
-from engine.scoring import LAST_TRICK
+from engine.scoring import LAST_TRICK, VALAT_BONUS
 
 Hands = list[Mask]
 
@@ -72,6 +75,23 @@ def distinct_moves(legal: Mask, remaining: Mask, contract: Contract) -> list[Car
     return moves
 
 
+def valat_weight(contract: Contract) -> int:
+    """A valat's worth in the value: half the bonus, because each card point that goes
+    to team 0 moves the teams' difference by two (a quarter in no trumps, whose card
+    points count double and whose valat bonus does not)."""
+    return VALAT_BONUS // (4 if contract == NO_TRUMPS else 2)
+
+
+def split(value: int, rest: int) -> tuple[int, int | None]:
+    """Team 0's points and the team that takes every trick (if one does), from a value
+    whose cards still to be won are worth ``rest`` (last trick included)."""
+    if value > rest:
+        return rest, 0
+    if value < 0:
+        return 0, 1
+    return value, None
+
+
 class SearchTimeout(Exception):
     """The deadline passed in the middle of a search; its result is void."""
 
@@ -79,8 +99,10 @@ class SearchTimeout(Exception):
 class Solver:
     """Solves positions of one contract; reuse it to share the cache of trick starts.
 
-    The cache maps (hands, leader) at a trick start to bounds on the value, so it stays
-    valid across the root moves of one sampled deal and across samples.
+    The cache maps (hands, leader, depth, teams that took a trick) at a trick start to
+    bounds on the value, so it stays valid across the root moves of one sampled deal and
+    across samples.  ``taken`` (bit ``t`` set when team ``t`` has taken a trick of the
+    deal already) says whether a valat is still open.
     """
 
     def __init__(
@@ -93,15 +115,20 @@ class Solver:
         self.deadline = deadline
         self.cache: dict[int, tuple[int, int]] = {}
         self.nodes = 0
+        weight = valat_weight(contract)
+        # Valat term of a finished deal by ``taken``: only team 0, only team 1, both.
+        self._valat = (0, weight, -weight, 0)
 
-    def value(self, hands: Sequence[Mask], trick: Sequence[Card], leader: int) -> int:
-        """Team 0's points from here with best play by all four seats."""
+    def value(
+        self, hands: Sequence[Mask], trick: Sequence[Card], leader: int, taken: int = 0
+    ) -> int:
+        """The value from here with best play by all four seats."""
         win_seat, win_card, points = trick_state(trick, leader, self.contract)
         return self._search(list(hands), list(trick), leader, win_seat, win_card, points,
-                            self.horizon, -1, _INFINITY)
+                            self.horizon, taken, -_INFINITY, _INFINITY)
 
     def move_values(
-        self, hands: Sequence[Mask], trick: Sequence[Card], leader: int
+        self, hands: Sequence[Mask], trick: Sequence[Card], leader: int, taken: int = 0
     ) -> dict[Card, int]:
         """Team 0's points after each legal card of the seat to move (exact for each)."""
         contract = self.contract
@@ -117,7 +144,7 @@ class Solver:
         values: dict[Card, int] = {}
         for card in distinct_moves(legal, remaining, contract):
             values[card] = self._play(hands, trick, leader, win_seat, win_card, points,
-                                      self.horizon, seat, card, -1, _INFINITY)
+                                      self.horizon, taken, seat, card, -_INFINITY, _INFINITY)
         # Equivalent cards share the value of their group's representative.
         for card in cards_of(legal):
             if card not in values:
@@ -126,7 +153,7 @@ class Solver:
 
     def _play(
         self, hands: Hands, trick: list[Card], leader: int, win_seat: int, win_card: Card,
-        points: int, depth: int, seat: int, card: Card, alpha: int, beta: int,
+        points: int, depth: int, taken: int, seat: int, card: Card, alpha: int, beta: int,
     ) -> int:
         """The value after ``seat`` plays ``card``; undoes its changes before returning."""
         contract = self.contract
@@ -137,25 +164,26 @@ class Solver:
         if len(trick) < 3:
             trick.append(card)
             result = self._search(hands, trick, leader, win_seat, win_card, points, depth,
-                                  alpha, beta)
+                                  taken, alpha, beta)
             trick.pop()
         else:
             if not hands[seat]:
                 points += LAST_TRICK
             gained = points if win_seat & 1 == 0 else 0
+            taken |= 1 << (win_seat & 1)
             if not hands[seat]:
-                result = gained
+                result = gained + self._valat[taken]
             elif depth == 1:
                 result = gained + estimate(hands, contract)
             else:
                 result = gained + self._search(hands, [], win_seat, -1, -1, 0, depth - 1,
-                                               alpha - gained, beta - gained)
+                                               taken, alpha - gained, beta - gained)
         hands[seat] ^= 1 << card
         return result
 
     def _search(
         self, hands: Hands, trick: list[Card], leader: int, win_seat: int, win_card: Card,
-        points: int, depth: int, alpha: int, beta: int,
+        points: int, depth: int, taken: int, alpha: int, beta: int,
     ) -> int:
         self.nodes += 1
         if self.deadline is not None and not self.nodes & 255 \
@@ -164,8 +192,8 @@ class Solver:
         contract = self.contract
         key = 0
         if not trick:
-            key = ((hands[0] << 102) | (hands[1] << 70) | (hands[2] << 38) | (hands[3] << 6)
-                   | (depth << 2) | leader)
+            key = ((hands[0] << 104) | (hands[1] << 72) | (hands[2] << 40) | (hands[3] << 8)
+                   | (taken << 6) | (depth << 2) | leader)
             bounds = self.cache.get(key)
             if bounds is not None:
                 low, high = bounds
@@ -185,10 +213,10 @@ class Solver:
             moves = _ordered(moves, trick, win_seat, win_card, seat, contract)
         alpha0, beta0 = alpha, beta
         maximizing = seat & 1 == 0
-        best = -1 if maximizing else _INFINITY
+        best = -_INFINITY if maximizing else _INFINITY
         for card in moves:
-            value = self._play(hands, trick, leader, win_seat, win_card, points, depth, seat,
-                               card, alpha, beta)
+            value = self._play(hands, trick, leader, win_seat, win_card, points, depth, taken,
+                               seat, card, alpha, beta)
             if maximizing:
                 if value > best:
                     best = value
@@ -199,7 +227,7 @@ class Solver:
             if alpha >= beta:
                 break
         if not trick:
-            low, high = self.cache.get(key, (0, _INFINITY))
+            low, high = self.cache.get(key, (-_INFINITY, _INFINITY))
             if best <= alpha0:
                 high = min(high, best)
             elif best >= beta0:

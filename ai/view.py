@@ -41,6 +41,7 @@ class View:
     win_card: Card
     played: Mask  # every card played so far, the current trick included
     others: Mask  # the cards in the other three hands
+    voids: tuple[int, int, int, int]  # per seat, the suits (bits) it has shown out of
 
     @property
     def partner_winning(self) -> bool:
@@ -86,12 +87,16 @@ def view_of(obs: Observation) -> View:
         elif action < BID:
             belot |= 1 << (action - BELOT)
     played = 0
-    for _, cards in (*obs.tricks, (obs.leader, obs.trick)):
-        for card in cards:
+    voids = [0, 0, 0, 0]
+    for leader, cards in (*obs.tricks, (obs.leader, obs.trick)):
+        for i, card in enumerate(cards):
             played |= 1 << card
+            if card >> 3 != cards[0] >> 3:
+                voids[(leader + i) % 4] |= 1 << (cards[0] >> 3)
     win_seat, win_card, _ = trick_state(obs.trick, obs.leader, contract)
     return View(obs.seat, contract, obs.hand, legal, belot, obs.trick, win_seat, win_card,
-                played, FULL_DECK & ~played & ~obs.hand)
+                played, FULL_DECK & ~played & ~obs.hand,
+                (voids[0], voids[1], voids[2], voids[3]))
 
 
 def play(view: View, card: Card) -> Action:
