@@ -4,7 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+# The browser tests (tests/e2e) drive Debian's Chromium through the `playwright` package of
+# the dev extra, which carries its own driver but no browser.  `playwright install` would
+# download a browser build, which cannot work here: never run it.  When /usr/bin/chromium
+# is missing, `make test` installs Debian's package instead (as root, else with sudo); when
+# it is there, this target does nothing.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: run test lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +24,11 @@ run: $(STAMP)
 	$(BIN)/alembic upgrade head
 	$(BIN)/python -m app
 
-test: $(STAMP)
+$(CHROMIUM):
+	$(SUDO) apt-get update
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -25,6 +37,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine_speed.py
+
+# docs/screenshots/*.png: a table with bots in Chromium (see tools/screenshots.py).
+screenshots: $(STAMP) $(CHROMIUM)
+	$(BIN)/python -m tools.screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -4,6 +4,7 @@ the browser client at ``/``.  Shared services live on ``app.state`` for the rout
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,8 +12,9 @@ from pathlib import Path
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.types import Scope
 
 from .api.routes import guests, history, ops, server, tables, ws
 from .auth import Tokens
@@ -81,8 +83,19 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
             {"detail": {"code": exc.code, "message": str(exc)}}, status_code=exc.status
         )
 
-    app.mount("/", StaticFiles(directory=STATIC, html=True), name="client")
+    app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app
+
+
+class ClientFiles(StaticFiles):
+    """The browser client's files.  They have no build step and so no hashed names:
+    browsers revalidate each one (ETag) so that a deploy reaches them at once."""
+
+    def file_response(self, full_path: str | os.PathLike[str], stat_result: os.stat_result,
+                      scope: Scope, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 def requests_time(settings: Settings) -> int:

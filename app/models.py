@@ -77,3 +77,5 @@ class TablePublic(BaseModel):
     totals: tuple[int, int] | None = None
     winner: int | None = Field(default=None, description="Winning team, once over.")
     forfeit: Forfeit | None = None
+    rematch: str | None = Field(
+        default=None, description="Once over: the id of the new table its players went to.")

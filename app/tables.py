@@ -148,6 +148,7 @@ class Services:
     bots: BotRunner
     storage: Storage
     discard: Callable[[str], None]
+    create: Callable[[Player, TableConfig], Table]  # the lobby's, for rematches
 
 
 # ------------------------------------------------------------------ commands
@@ -180,6 +181,11 @@ class RemoveBot:
 
 @dataclass(frozen=True, slots=True)
 class StartMatch:
+    player: Player
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
     player: Player
 
 
@@ -257,7 +263,7 @@ class Expire:
 
 
 Command = (
-    SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Attach | Detach | PlayAction
+    SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
     | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Stop
 )
 
@@ -280,6 +286,8 @@ class Table:
         self.status = WAITING
         self.version = 0
         self.forfeit: Forfeit | None = None
+        self.rematch: Table | None = None  # the new table a finished match's players go to
+        self._rematched: set[str] = set()  # ids of the players seated there
         self.deadline: float | None = None  # wall-clock time the current human turn ends
         self.seed = secrets.randbits(63)
         self._services = services
@@ -367,6 +375,7 @@ class Table:
             totals=None if match is None else match.totals,
             winner=self.forfeit.winner if self.forfeit else None if match is None else match.winner,
             forfeit=self.forfeit,
+            rematch=None if self.rematch is None else self.rematch.id,
         )
 
     def record(self) -> dict[str, Any]:
@@ -431,6 +440,8 @@ class Table:
                 return self._changed({"kind": "seat", "seat": seat})
             case StartMatch(player):
                 return await self._start(player)
+            case Rematch(player):
+                return await self._rematch(player)
             case Attach(client):
                 return self._attach(client)
             case Detach(client):
@@ -547,6 +558,31 @@ class Table:
         log.info("match started: %s", config.options.variant)
         self._record_seats = record_seats
         return self._changed({"kind": "start"})
+
+    async def _rematch(self, player: Player) -> TablePublic:
+        """Seat a player of this finished match at a new table with the same settings and
+        bots, in the same seat.  The first to ask creates it and everyone here is told its
+        id (event ``rematch``); the others asking join that one while it is waiting."""
+        if self.status != OVER:
+            raise TableError("not_over", "a rematch follows a finished match")
+        seat = self._seat_of(player)
+        if seat is None:
+            raise TableError("not_allowed", "only a player of the match may ask for a rematch", 403)
+        new = self.rematch
+        if new is None or new.status != WAITING:
+            new = self.rematch = self._services.create(player, self.config)
+            self._rematched.clear()
+            level = self._settings.cover_level
+            for index, held in enumerate(self.seats):
+                if held.kind == "bot":
+                    await new.submit(AddBot(player, index, held.level or level))
+            new_id = new.id
+            self._broadcast(lambda viewer: {"kind": "rematch", "table_id": new_id})
+        if player.id in self._rematched:  # asked twice: already there
+            return new.info()
+        result: TablePublic = await new.submit(SitDown(player, seat))
+        self._rematched.add(player.id)
+        return result
 
     def resume(self, stored: StoredMatch) -> None:
         """Rebuild a started match from its log after a restart: same seats, match, version
@@ -931,7 +967,7 @@ class Lobby:
     def __init__(self, settings: Settings, bots: BotRunner, storage: Storage) -> None:
         self.tables: dict[str, Table] = {}
         self.stopping = False
-        self._services = Services(settings, bots, storage, self.discard)
+        self._services = Services(settings, bots, storage, self.discard, self.create)
 
     def create(self, owner: Player, config: TableConfig) -> Table:
         if self.stopping:

@@ -100,3 +100,21 @@ def test_unknown_table(client: TestClient, rest: Rest) -> None:
     ana = rest.guest("Ana")
     assert client.get("/api/tables/nope").status_code == 404
     assert client.put("/api/tables/nope/seats/0", headers=rest.auth(ana)).status_code == 404
+
+
+def test_variants_list_each_flag_with_its_default_and_values(client: TestClient) -> None:
+    variants = client.get("/api/variants").json()
+    assert set(variants) == {"bulgarian", "classic"}
+    assert variants["bulgarian"]["table_direction"] == {
+        "default": "counterclockwise", "values": ["counterclockwise", "clockwise"]}
+    assert variants["classic"]["table_direction"]["default"] == "clockwise"
+    assert variants["classic"]["target_score"] == {"default": 1000, "values": []}
+    assert "litige" in variants["classic"] and "litige" not in variants["bulgarian"]
+    assert "long_run" in variants["bulgarian"] and "long_run" not in variants["classic"]
+
+
+def test_client_files_are_served_and_revalidated(client: TestClient) -> None:
+    for path in ("/", "/js/main.js", "/css/app.css", "/i18n/en/core.json"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["cache-control"] == "no-cache", path

@@ -220,9 +220,10 @@ def test_bad_filters_are_422(db_url: str, params: dict[str, Any]) -> None:
     run(with_client(db_url, body))
 
 
-def test_unreachable_database_is_503() -> None:
+@pytest.mark.parametrize("path", ["/api/matches", "/api/matches/any/replay"])
+def test_unreachable_database_is_503(path: str) -> None:
     async def body(client: httpx.AsyncClient, repo: Repository) -> None:
-        response = await client.get("/api/matches")
+        response = await client.get(path)
         assert response.status_code == 503
         assert response.json()["detail"]["code"] == "storage_unavailable"
 

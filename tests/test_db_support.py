@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -22,7 +22,7 @@ from app.db import models
 from app.db.migrate import scratch_database, upgrade
 from app.db.repository import BOT, HUMAN, Repository, Seat
 from app.db.session import Database
-from engine import Match, Options, write_record
+from engine import Action, Match, Options, write_record
 
 PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ("sqlite", "postgresql")
@@ -94,8 +94,11 @@ async def play_logged(
     seed: int,
     *,
     stop_after: int | None = None,
+    choose: Callable[[Match, random.Random], Action] = lambda m, rng: rng.choice(
+        m.legal_actions()),
 ) -> LiveMatch:
-    """Play a whole match (or ``stop_after`` actions), logging everything as it happens."""
+    """Play a whole match (or ``stop_after`` actions), logging everything as it happens;
+    ``choose`` picks each action (a random legal one unless a test needs some other)."""
     rng = random.Random(seed)
     match = Match(options, seed=seed, auto_deal=False)
     await repo.create_match(match_id, options.variant, options.changed(), SEATS)
@@ -107,7 +110,7 @@ async def play_logged(
         while not deal.is_over and (stop_after is None or played < stop_after):
             seat = match.current_player()
             assert seat is not None
-            action = rng.choice(match.legal_actions())
+            action = choose(match, rng)
             seq = len(deal.history)
             match.apply_action(action, seat)
             await repo.append_action(match_id, index, seq, seat, action, actor="bot")

@@ -1,4 +1,4 @@
-"""Match history: lists, one match, its record, a player's stats.  Queries live in
+"""Match history: lists, one match, its record and replay, a player's stats.  Queries live in
 :mod:`app.db.queries`; this module only reads parameters and maps "not found" to 404."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ...db import queries
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
 from ...db.session import Database, StorageUnavailable
+from ...replays import MatchReplay, match_replay
 
 
 def _error(code: int, name: str, message: str) -> HTTPException:
@@ -83,6 +84,17 @@ async def get_match(session: SessionDep, match_id: str) -> MatchDetail:
 @router.get("/matches/{match_id}/record")
 async def get_record(session: SessionDep, match_id: str) -> dict[str, Any]:
     """The ``belote-record/1`` document; a deal still in progress is left out."""
+    return await _public_record(session, match_id)
+
+
+@router.get("/matches/{match_id}/replay")
+async def get_replay(session: SessionDep, match_id: str) -> MatchReplay:
+    """Every finished deal as frames (hands, auction, tricks with winners, announcements,
+    result, running totals), worked out by the engine from the record route's record."""
+    return match_replay(await _public_record(session, match_id))
+
+
+async def _public_record(session: AsyncSession, match_id: str) -> dict[str, Any]:
     record = await queries.get_record(session, match_id)
     if record is None:
         raise _error(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")

@@ -1,4 +1,4 @@
-"""The server's own health: liveness for deployments, figures for the load benchmark."""
+"""The server itself: liveness, figures for the load benchmark, the variants it plays."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import resource
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+
+from engine import Options
+from engine.options import FLAGS, VARIANTS
 
 from ..deps import LobbyDep
 
@@ -31,4 +34,17 @@ async def stats(
         "connections": sum(table.connections for table in tables),
         "loop_lag_ms": request.app.state.monitor.percentiles(seconds),
         "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }
+
+
+@router.get("/variants")
+async def variants() -> dict[str, dict[str, dict[str, Any]]]:
+    """Each variant's house-rule flags (RULES.md §9): default and allowed values (none
+    listed: any positive integer), so a client builds its create form from the engine."""
+    return {
+        variant: {
+            name: {"default": default, "values": list(FLAGS[name][1])}
+            for name, default in Options.make(variant).applicable().items()
+        }
+        for variant in VARIANTS
     }

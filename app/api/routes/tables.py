@@ -14,6 +14,7 @@ from ...tables import (
     OVER,
     AddBot,
     LeaveSeat,
+    Rematch,
     RemoveBot,
     SitDown,
     StartMatch,
@@ -109,6 +110,14 @@ async def remove_bot(table: TableDep, seat: SeatPath, player: PlayerDep) -> Tabl
 async def start_match(table: TableDep, player: PlayerDep) -> TablePublic:
     """Start the match once all four seats hold a player or a bot."""
     result: TablePublic = await table.submit(StartMatch(player))
+    return result
+
+
+@router.post("/{table_id}/rematch")
+async def rematch(table: TableDep, player: PlayerDep) -> TablePublic:
+    """After the match: a new table with the same settings and bots, the caller in the
+    same seat; the table's other players are sent its id and join it the same way."""
+    result: TablePublic = await table.submit(Rematch(player))
     return result
 
 

@@ -1,0 +1,150 @@
+"""A match's finished deals as frames a viewer can step through (``/api/matches/{id}/replay``).
+
+The browser shows every hand, trick and score of a past deal; the engine, replaying the
+stored record, works them out here so that no client repeats the dealing, trick or
+declaration rules.  The input is the public record (finished deals only), so nothing
+unplayed can leak through this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine import Deal, card_name, replay
+from engine.actions import ANNOUNCE, BELOT, BID, action_name
+from engine.cards import card_list
+from engine.deal import trick_state
+from engine.declarations import COMBOS
+from engine.scoring import DealResult
+
+from .db.schemas import SeatOut
+
+
+class CallOut(BaseModel):
+    seat: int
+    call: str = Field(description="C D H S NT AT pass double redouble (classic: taking "
+                                  "the turned card is a bid of its suit).")
+
+
+class TrickOut(BaseModel):
+    leader: int
+    cards: list[str] = Field(description="In play order: card i is seat (leader + i) % 4's.")
+    winner: int
+    points: int = Field(description="Card points of the trick, without the last-trick 10.")
+
+
+class AnnouncementOut(BaseModel):
+    seat: int
+    kind: str = Field(description="tierce, quarte, quint or carre-X (RECORD.md).")
+    value: int
+    cards: list[str]
+    scored: bool = Field(description="Whether it counted after comparing the teams.")
+
+
+class BelotOut(BaseModel):
+    seat: int
+    card: str = Field(description="The first of the K and Q, played with the belot.")
+
+
+class ResultOut(BaseModel):
+    """RECORD.md's per-deal replay object."""
+
+    outcome: str
+    contract: str | None
+    bidder: int | None
+    multiplier: int | None
+    card_points: tuple[int, int]
+    declarations: tuple[int, int]
+    belot: tuple[int, int]
+    valat: int | None
+    score: tuple[int, int]
+    hanging: int
+
+
+class DealFrames(BaseModel):
+    index: int
+    dealer: int
+    hands: list[list[str]] = Field(
+        description="Each seat's cards once fully dealt (the first five after a redeal).")
+    turned: str | None = Field(description="Classic: the card turned up for the auction.")
+    auction: list[CallOut]
+    tricks: list[TrickOut]
+    announcements: list[AnnouncementOut]
+    belots: list[BelotOut]
+    result: ResultOut
+    totals: tuple[int, int] = Field(description="The match score after this deal.")
+
+
+class MatchReplay(BaseModel):
+    id: str
+    variant: str
+    options: dict[str, Any] = Field(description="The flags that differ from the defaults.")
+    target_score: int
+    table_direction: str = Field(description="How seats 0..3 sit around the table "
+                                             "(RULES.md §2), for drawing it.")
+    seats: list[SeatOut]
+    deals: list[DealFrames] = Field(description="Finished deals only, in order.")
+    totals: tuple[int, int]
+    winner: int | None
+
+
+def match_replay(record: dict[str, Any]) -> MatchReplay:
+    """Frames of every deal of a public record (which holds only finished deals)."""
+    match = replay(record)
+    seats = [SeatOut(seat=i, kind=s["kind"], name=s["name"], level=s.get("level"))
+             for i, s in enumerate(record.get("seats", []))]
+    deals: list[DealFrames] = []
+    totals = (0, 0)
+    for index, (deal, result) in enumerate(zip(match.deals, match.results, strict=True)):
+        totals = (totals[0] + result.score[0], totals[1] + result.score[1])
+        deals.append(deal_frames(index, deal, result, totals))
+    return MatchReplay(
+        id=str(record.get("id", "")), variant=match.options.variant,
+        options=match.options.changed(), target_score=match.options.target_score,
+        table_direction=match.options.table_direction, seats=seats, deals=deals,
+        totals=match.totals, winner=match.winner,
+    )
+
+
+def deal_frames(index: int, deal: Deal, result: DealResult, totals: tuple[int, int]) -> DealFrames:
+    """One finished deal: hands, auction, tricks with their winners, announcements."""
+    auction: list[CallOut] = []
+    belots: list[BelotOut] = []
+    for seat, action in deal.history:
+        if BID <= action < ANNOUNCE:
+            auction.append(CallOut(seat=seat, call=action_name(action)))
+        elif BELOT <= action < BID:
+            belots.append(BelotOut(seat=seat, card=card_name(action - BELOT)))
+    return DealFrames(
+        index=index,
+        dealer=deal.dealer,
+        hands=[[card_name(c) for c in card_list(mask)] for mask in deal.dealt or deal.hands],
+        turned=None if deal.turned is None else card_name(deal.turned),
+        auction=auction,
+        tricks=[_trick(leader, cards, deal.contract) for leader, cards in deal.tricks],
+        announcements=_announcements(deal),
+        belots=belots,
+        result=ResultOut.model_validate(result.to_dict()),
+        totals=totals,
+    )
+
+
+def _trick(leader: int, cards: tuple[int, ...], contract: int) -> TrickOut:
+    winner, _, points = trick_state(cards, leader, contract)
+    return TrickOut(leader=leader, cards=[card_name(c) for c in cards], winner=winner,
+                    points=points)
+
+
+def _announcements(deal: Deal) -> list[AnnouncementOut]:
+    if not deal.announcements:
+        return []
+    _, scoring = deal.scoring_declarations()
+    return [
+        AnnouncementOut(
+            seat=seat, kind=COMBOS[combo].kind(), value=COMBOS[combo].value(deal.options),
+            cards=COMBOS[combo].text().split(" "), scored=combo in scoring[seat % 2],
+        )
+        for seat, combo in deal.announcements
+    ]

@@ -1,0 +1,57 @@
+// REST calls with the guest's token; errors become ApiError with the server's code.
+
+const GUEST_KEY = "belote.guest";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The stored guest `{id, name, token}`, or null. */
+export function guest() {
+  try {
+    const stored = JSON.parse(localStorage.getItem(GUEST_KEY));
+    return stored && stored.token ? stored : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forgetGuest() {
+  localStorage.removeItem(GUEST_KEY);
+}
+
+/** Make a guest identity (a new name makes a new guest: names are part of the token). */
+export async function createGuest(name) {
+  const created = await api("POST", "/api/guests", { name });
+  localStorage.setItem(GUEST_KEY, JSON.stringify(created));
+  return created;
+}
+
+export async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const me = guest();
+  if (me) headers.Authorization = `Bearer ${me.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (exc) {
+    throw new ApiError(0, "network", String(exc));
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const detail = data && data.detail;
+    const code = detail && detail.code ? detail.code
+      : response.status === 401 ? "bad_token" : response.status === 422 ? "invalid" : "http";
+    const message = detail && detail.message ? detail.message : JSON.stringify(detail);
+    if (response.status === 401) forgetGuest();
+    throw new ApiError(response.status, code, message);
+  }
+  return data;
+}

@@ -1,0 +1,80 @@
+// The match page's score chart: both teams' running totals over the deals as an inline SVG
+// line chart with the target line, drawn by hand so the client needs no chart library.
+
+const NS = "http://www.w3.org/2000/svg";
+const PAD = { left: 50, right: 14, top: 18, bottom: 44 };
+
+function svg(tag, attrs = {}, text) {
+  const el = document.createElementNS(NS, tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** A round step for the value axis: about five gridlines up to `max`. */
+function gridStep(max) {
+  const rough = max / 5;
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  return [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= rough);
+}
+
+/**
+ * The chart of `totals` (one `[team0, team1]` pair per deal, the score after it) with a
+ * dashed line at `target`. `labels` holds the translated texts: `title`, `desc`, `x`, `y`,
+ * `teams` (two names) and `target`. `width` and `height` are in text pixels: a narrow
+ * chart for a phone keeps its labels readable.
+ */
+export function scoreChart({ totals, target, labels, id = "score-chart", width = 640, height = 300 }) {
+  const points = [[0, 0], ...totals];
+  const top = Math.max(target, ...points.flat()) * 1.08;
+  const step = gridStep(top);
+  const yMax = Math.ceil(top / step) * step;
+  const plotW = width - PAD.left - PAD.right, plotH = height - PAD.top - PAD.bottom;
+  const x = (i) => PAD.left + (points.length > 1 ? (i / (points.length - 1)) * plotW : 0);
+  const y = (v) => PAD.top + plotH - (v / yMax) * plotH;
+
+  const root = svg("svg", {
+    id, viewBox: `0 0 ${width} ${height}`, role: "img", class: "score-chart",
+    "aria-labelledby": `${id}-title ${id}-desc`, preserveAspectRatio: "xMidYMid meet",
+  });
+  root.append(svg("title", { id: `${id}-title` }, labels.title),
+              svg("desc", { id: `${id}-desc` }, labels.desc));
+
+  const grid = svg("g", { class: "chart-grid" });
+  for (let v = 0; v <= yMax; v += step) {
+    grid.append(svg("line", { x1: PAD.left, x2: width - PAD.right, y1: y(v), y2: y(v) }),
+                svg("text", { x: PAD.left - 8, y: y(v) + 4, "text-anchor": "end" }, v));
+  }
+  const every = Math.ceil((points.length - 1) / Math.floor(plotW / 40)) || 1; // no crowding
+  for (let i = 1; i < points.length; i += every) {
+    grid.append(svg("text", { x: x(i), y: height - PAD.bottom + 18, "text-anchor": "middle" }, i));
+  }
+  grid.append(
+    svg("text", { class: "chart-axis", x: PAD.left + plotW / 2, y: height - 6,
+                  "text-anchor": "middle" }, labels.x),
+    svg("text", { class: "chart-axis", x: 14, y: PAD.top + plotH / 2, "text-anchor": "middle",
+                  transform: `rotate(-90 14 ${PAD.top + plotH / 2})` }, labels.y),
+  );
+  root.append(grid);
+
+  root.append(
+    svg("line", { class: "chart-target", x1: PAD.left, x2: width - PAD.right,
+                  y1: y(target), y2: y(target) }),
+    svg("text", { class: "chart-target-label", x: width - PAD.right - 4, y: y(target) - 6,
+                  "text-anchor": "end" }, labels.target),
+  );
+
+  for (const team of [0, 1]) {
+    const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p[team]).toFixed(1)}`).join(" ");
+    const series = svg("g", { class: `chart-team chart-team-${team}` });
+    series.append(svg("polyline", { points: line }));
+    points.forEach((p, i) => {
+      if (i === 0) return;
+      const dot = svg("circle", { cx: x(i), cy: y(p[team]), r: 3.5 });
+      dot.append(svg("title", {}, `${labels.teams[team]}: ${p[team]}`));
+      series.append(dot);
+    });
+    root.append(series);
+  }
+  return root;
+}

@@ -1,0 +1,221 @@
+// History pages: the player's matches and stats (#/history), one match's deals with the
+// score chart (#/match/<id>); the replay viewer (#/replay/<id>) lives in replay.js.
+
+import { h, fill } from "./dom.js";
+import { scoreChart } from "./chart.js";
+import {
+  contractLabel, currentGuest, dateText, errorBox, myTeam, outcomeLabel, seatName, splitRouteId,
+  teamLabeller,
+} from "./replay.js";
+
+export { renderReplay } from "./replay.js";
+
+const PAGE_SIZE = 20;
+
+/** Whether the match is on, abandoned, won or lost, seen from `team` (null: team 0's). */
+function standing(match, team) {
+  if (!match.finished_at) return "on";
+  if (match.winner === null || match.winner === undefined) return "abandoned";
+  return match.winner === (team ?? 0) ? "won" : "lost";
+}
+
+function variantBadge(t, variant) {
+  return h(`span.variant-badge.variant-${variant}`, {}, t(`history.variant.${variant}`));
+}
+
+function loading(t) {
+  return h("p.history-loading", { "aria-busy": "true" }, t("history.loading"));
+}
+
+// ---------------------------------------------------------------- #/history
+
+export function renderHistory(root, ctx) {
+  const { t } = ctx;
+  const me = currentGuest(ctx);
+  const list = h("ol.match-list", { "aria-label": t("history.matches") });
+  const more = h("button.history-more", { type: "button", "data-testid": "history-more", hidden: true },
+                 t("history.more"));
+  const stats = h("section.history-stats", { "aria-label": t("history.stats") }, loading(t));
+  const page = h("section#history.history-page", {},
+    h("h1", {}, t("history.title")),
+    me ? h("p.history-who", {}, t("history.played_as", { name: me.name })) : null);
+  fill(root, page);
+  if (!me) {
+    page.append(h("p.history-empty", {}, t("history.no_guest")),
+                h("a.history-button", { href: "#/" }, t("history.to_lobby")));
+    return undefined;
+  }
+  page.append(stats, h("h2", {}, t("history.matches")), list, more);
+  let gone = false;
+  let cursor = null;
+
+  const loadPage = async () => {
+    more.disabled = true;
+    const query = new URLSearchParams({ player: me.id, limit: String(PAGE_SIZE) });
+    if (cursor) query.set("cursor", cursor);
+    try {
+      const result = await ctx.api("GET", `/api/matches?${query}`);
+      if (gone) return;
+      for (const match of result.items) list.append(matchRow(ctx, match, me));
+      if (!list.children.length) list.replaceWith(h("p.history-empty", {}, t("history.no_matches")));
+      cursor = result.next_cursor;
+      more.hidden = !cursor;
+    } catch (error) {
+      if (!gone) more.before(errorBox(t, error));
+    } finally {
+      more.disabled = false;
+    }
+  };
+  more.addEventListener("click", loadPage);
+  loadPage();
+  Promise.resolve(ctx.api("GET", `/api/players/${encodeURIComponent(me.id)}/stats`)).then(
+    (result) => { if (!gone) fill(stats, statsCards(t, result)); },
+    (error) => {
+      if (gone) return;
+      fill(stats, error && error.status === 404
+        ? h("p.history-empty", {}, t("history.no_stats")) : errorBox(t, error));
+    });
+  return () => { gone = true; };
+}
+
+function statsCards(t, stats) {
+  if (!stats.by_variant.length) return h("p.history-empty", {}, t("history.no_stats"));
+  return stats.by_variant.map((v) => {
+    const rate = v.matches ? Math.round((100 * v.wins) / v.matches) : 0;
+    const figure = (value, label) => h("div.stat", {}, h("span.stat-value", {}, value),
+                                       h("span.stat-label", {}, label));
+    return h("article.stats-card", { "data-variant": v.variant },
+      h("h3", {}, variantBadge(t, v.variant)),
+      h("div.stat-grid", {},
+        figure(v.matches, t("history.stat.matches")),
+        figure(`${v.wins} (${rate}%)`, t("history.stat.wins")),
+        figure(`${v.points_for} : ${v.points_against}`, t("history.stat.points")),
+        figure(`${v.contracts_made} / ${v.contracts_failed} / ${v.contracts_hanging}`,
+               t("history.stat.contracts"))));
+  });
+}
+
+function matchRow(ctx, match, me) {
+  const { t } = ctx;
+  const team = myTeam(match.seats, me);
+  const status = standing(match, team);
+  const us = team ?? 0;
+  const seatsList = h("ul.row-seats", {},
+    match.seats.map((seat) => h(`li.team-${seat.seat % 2}${seat.player_id === me.id ? ".me" : ""}`,
+                                {}, seatName(t, seat))));
+  return h("li", {},
+    h("a.match-row", {
+      href: `#/match/${encodeURIComponent(match.id)}`, "data-testid": "match-row",
+      "data-match-id": match.id, "data-status": status,
+    },
+    h("span.row-head", {}, variantBadge(t, match.variant),
+      h("time", { datetime: match.started_at }, dateText(match.started_at))),
+    seatsList,
+    h("span.row-score", {},
+      match.finished_at
+        ? h("span.score", { "aria-label": t("history.score_aria", { us: match.totals[us], them: match.totals[1 - us] }) },
+            `${match.totals[us]} : ${match.totals[1 - us]}`)
+        : null,
+      h(`span.standing.standing-${status}`, {}, t(`history.standing.${status}`),
+        match.end_reason === "forfeit" ? ` · ${t("history.forfeit")}` : ""))));
+}
+
+// ---------------------------------------------------------------- #/match/<id>
+
+export function renderMatch(root, ctx, rawId) {
+  const { t } = ctx;
+  const { id } = splitRouteId(rawId);
+  const page = h("section#match.history-page", {}, loading(t));
+  fill(root, page);
+  let gone = false;
+  const path = `/api/matches/${encodeURIComponent(id)}`;
+  Promise.all([ctx.api("GET", path), ctx.api("GET", `${path}/replay`)]).then(
+    ([match, replay]) => { if (!gone) fill(page, matchPage(ctx, match, replay)); },
+    (error) => {
+      if (!gone) fill(page, h("a.history-back", { href: "#/history" }, t("history.back")), errorBox(t, error));
+    });
+  return () => { gone = true; };
+}
+
+function matchPage(ctx, match, replay) {
+  const { t } = ctx;
+  const me = currentGuest(ctx);
+  const team = myTeam(match.seats, me);
+  const status = standing(match, team);
+  const teamLabel = teamLabeller(ctx, match.seats);
+  const played = replay.deals.length;
+  const totals = replay.totals;
+  return [
+    h("a.history-back", { href: "#/history" }, t("history.back")),
+    h("div.match-head", {},
+      h("h1", {}, t("history.match_title", { variant: t(`history.variant.${match.variant}`) })),
+      h("p.match-meta", {},
+        h("time", { datetime: match.started_at }, dateText(match.started_at)), " · ",
+        h(`span.standing.standing-${status}`, {}, t(`history.standing.${status}`)),
+        match.end_reason === "forfeit" ? ` · ${t("history.forfeit")}` : ""),
+      played
+        ? h("a.history-button.replay-link", {
+          href: `#/replay/${encodeURIComponent(match.id)}`, "data-testid": "open-replay",
+        }, "▶ ", t("history.open_replay"))
+        : null),
+    h("div.match-teams", {},
+      [0, 1].map((k) => h(`div.match-team.team-${k}`, {},
+        h("span.team-label", {}, teamLabel(k)),
+        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, seatName(t, match.seats[seat])))),
+        h("span.team-total", {}, totals[k])))),
+    h("section.chart-box", {},
+      h("h2", {}, t("history.chart_title")),
+      played ? scoreChart({
+        totals: replay.deals.map((d) => d.totals),
+        target: replay.target_score,
+        ...(window.matchMedia("(max-width: 640px)").matches ? { width: 340, height: 240 } : {}),
+        labels: {
+          title: t("history.chart_title"),
+          desc: t("history.chart_desc", { deals: played, team0: teamLabel(0), team1: teamLabel(1),
+                                          total0: totals[0], total1: totals[1] }),
+          x: t("history.chart_x"), y: t("history.chart_y"),
+          teams: [teamLabel(0), teamLabel(1)], target: t("history.target", { target: replay.target_score }),
+        },
+      }) : h("p.history-empty", {}, t("history.no_deals")),
+      h("ul.chart-legend", {}, [0, 1].map((k) => h(`li.team-${k}`, {}, teamLabel(k))),
+        h("li.legend-target", {}, t("history.target", { target: replay.target_score })))),
+    h("section.deals-box", {},
+      h("h2", {}, t("history.deals")),
+      dealsTable(ctx, match, replay, teamLabel)),
+  ];
+}
+
+function dealsTable(ctx, match, replay, teamLabel) {
+  const { t } = ctx;
+  const totalsAfter = new Map(replay.deals.map((d) => [d.index, d.totals]));
+  const head = h("tr", {},
+    [t("history.col.deal"), t("history.col.contract"), t("history.col.bidder"),
+     t("history.col.outcome"), teamLabel(0), teamLabel(1), t("history.col.hanging"),
+     t("history.col.total")].map((label, i) => h(`th.col-${i}`, { scope: "col" }, label)));
+  const rows = match.deals.map((deal) => {
+    const after = totalsAfter.get(deal.index);
+    const bidder = deal.bidder === null ? null : seatName(t, match.seats[deal.bidder]);
+    const open = () => ctx.navigate(`#/replay/${encodeURIComponent(match.id)}?deal=${deal.index + 1}`);
+    return h("tr", {
+      "data-deal": deal.index, class: after ? "replayable" : "unfinished",
+      tabindex: after ? 0 : null, title: after ? t("history.replay_deal") : null,
+      onclick: after ? open : null,
+      onkeydown: after ? (e) => { if (e.key === "Enter") open(); } : null,
+    },
+    h("td.col-0", {}, deal.index + 1),
+    h("td.col-1", {}, contractLabel(ctx, deal.contract, deal.multiplier || 1),
+      bidder ? h("span.bidder-inline", {}, bidder) : null),
+    h("td.col-2", {}, bidder || "—"),
+    h("td.col-3", {}, outcomeLabel(t, deal.outcome)),
+    h("td.col-4.num", {}, deal.score ? deal.score[0] : "—"),
+    h("td.col-5.num", {}, deal.score ? deal.score[1] : "—"),
+    h("td.col-6.num", {}, deal.hanging || "—"),
+    h("td.col-7.num", {}, after
+      ? [h("span.total-0", {}, after[0]), h("span.total-sep", {}, " : "), h("span.total-1", {}, after[1])]
+      : "—"));
+  });
+  return h("div.table-scroll", {},
+    h("table.deals-table", { class: match.deals.some((d) => d.hanging) ? "deals-table" : "deals-table no-hanging" },
+      h("thead", {}, head),
+      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, t("history.no_deals"))))));
+}

@@ -1,0 +1,162 @@
+// The lobby: your name, open tables (refreshed), and the create-table form.
+
+import { api, createGuest, guest } from "./api.js";
+import { h, fill } from "./dom.js";
+import { t } from "./i18n.js";
+import { cardSvg } from "./cards.js";
+
+const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
+
+const REFRESH_MS = 4000;
+let variantsCache = null;
+
+/** The name card: who you are, and a field to pick (or change) a name. */
+export function nameCard(ctx, { onSaved, prompt } = {}) {
+  const me = guest();
+  const input = h("input#guest-name", {
+    type: "text", maxlength: 32, autocomplete: "nickname", required: true,
+    placeholder: t("lobby.name_placeholder"), value: me ? me.name : "",
+    "aria-label": t("lobby.your_name"),
+  });
+  const save = async (event) => {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) return input.focus();
+    try {
+      await createGuest(name);
+      ctx.refreshHeader();
+      if (onSaved) onSaved();
+    } catch (exc) {
+      ctx.toast(exc);
+    }
+  };
+  return h("form.card.name-card", { onsubmit: save },
+    h("h2", {}, prompt || t("lobby.your_name")),
+    me ? h("p.muted", {}, t("lobby.playing_as"), " ",
+      h("strong", { "data-testid": "whoami" }, me.name)) : h("p.muted", {}, t("lobby.pick_name")),
+    h("div.row", {}, input,
+      h("button.btn.primary", { type: "submit", "data-testid": "save-name" },
+        me ? t("lobby.rename") : t("lobby.save_name"))),
+  );
+}
+
+async function variants() {
+  if (!variantsCache) variantsCache = await api("GET", "/api/variants");
+  return variantsCache;
+}
+
+function flagControl(name, spec) {
+  const control = `opt-${name}`;
+  const label = t(`flag.${name}`);
+  if (typeof spec.default === "boolean") {
+    return h("label.flag.check", {},
+      h("input", { type: "checkbox", name: control, checked: spec.default }), h("span", {}, label));
+  }
+  if (!spec.values.length) {
+    return h("label.flag", {}, h("span", {}, label),
+      h("input", { type: "number", name: control, min: 1, step: 1, value: spec.default }));
+  }
+  return h("label.flag", {}, h("span", {}, label),
+    h("select", { name: control },
+      spec.values.map((value) => h("option", { value, selected: value === spec.default },
+        t(`flag.${name}.${value}`)))));
+}
+
+/** The flags whose control differs from the variant's default. */
+function changedOptions(form, flags) {
+  const options = {};
+  for (const [name, spec] of Object.entries(flags)) {
+    const el = form.elements[`opt-${name}`];
+    const value = typeof spec.default === "boolean" ? el.checked
+      : !spec.values.length ? Number.parseInt(el.value, 10) : el.value;
+    if (value !== spec.default) options[name] = value;
+  }
+  return options;
+}
+
+function createForm(ctx) {
+  const me = guest();
+  const rules = h("div.flags");
+  const variant = h("select", { name: "variant" },
+    h("option", { value: "bulgarian" }, t("variant.bulgarian")),
+    h("option", { value: "classic" }, t("variant.classic")));
+  const form = h("form#create-table.card", {},
+    h("h2", {}, t("lobby.new_table")),
+    h("div.grid", {},
+      h("label", {}, h("span", {}, t("lobby.variant")), variant),
+      h("label", {}, h("span", {}, t("lobby.table_name")),
+        h("input", { name: "name", maxlength: 32, required: true,
+                     value: me ? t("lobby.default_table_name", { name: me.name }) : "" })),
+      h("label", {}, h("span", {}, t("lobby.turn_seconds")),
+        h("input", { name: "turn_seconds", type: "number", min: 5, max: 600, value: 30 })),
+      h("label.check", {}, h("input", { type: "checkbox", name: "private" }),
+        h("span", {}, t("lobby.private")))),
+    h("details.house-rules", {}, h("summary", {}, t("lobby.house_rules")), rules),
+    h("button.btn.primary.big", { type: "submit", "data-testid": "create", disabled: !me },
+      t("lobby.create")));
+  let flags = {};
+  const showRules = async () => {
+    flags = (await variants())[variant.value];
+    fill(rules, Object.entries(flags).map(([name, spec]) => flagControl(name, spec)));
+  };
+  variant.addEventListener("change", showRules);
+  showRules().catch(ctx.toast);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = form.elements;
+    const body = {
+      name: data.name.value.trim() || t("lobby.table"),
+      variant: variant.value,
+      turn_seconds: Number(data.turn_seconds.value) || undefined,
+      private: data.private.checked,
+      options: changedOptions(form, flags),
+    };
+    try {
+      const table = await api("POST", "/api/tables", body);
+      await api("PUT", `/api/tables/${table.id}/seats/0`);
+      ctx.navigate(`#/t/${table.id}`);
+    } catch (exc) {
+      ctx.toast(exc);
+    }
+  });
+  return form;
+}
+
+function tableRow(table) {
+  const free = table.seats.filter((s) => s.kind === "empty").length;
+  return h("li.table-row", { "data-testid": "table-row", "data-table-id": table.id },
+    h("div.table-row-main", {},
+      h("strong", {}, table.name),
+      h("span.tag", {}, t(`variant.${table.variant}`)),
+      h("span.muted", {}, t("lobby.target", { target: table.options.target_score }))),
+    h("div.seat-dots", { title: t("lobby.free_seats", { count: free }) },
+      table.seats.map((s) => h(`span.dot.${s.kind}`, { title: s.name || t(`seat.${s.kind}`) }))),
+    h("span.muted.free", {}, t("lobby.free_seats", { count: free })),
+    h("a.btn", { href: `#/t/${table.id}`, "data-testid": "join" }, t("lobby.join")));
+}
+
+export function renderLobby(root, ctx) {
+  const list = h("ul.table-list");
+  const tables = h("section.card.tables", {},
+    h("div.card-head", {}, h("h2", {}, t("lobby.open_tables")),
+      h("span.muted.live", {}, t("lobby.live"))), list);
+  const refresh = async () => {
+    try {
+      const open = await api("GET", "/api/tables");
+      fill(list, open.length ? open.map(tableRow) : h("li.empty", {}, t("lobby.no_tables")));
+    } catch (exc) {
+      fill(list, h("li.empty", {}, t("lobby.unreachable")));
+    }
+  };
+  const render = () => fill(root, h("section#lobby", {},
+    h("div.hero", {}, h("div", {}, h("h1", {}, t("app.title")), h("p", {}, t("lobby.tagline"))),
+      h("div.hero-fan", { "aria-hidden": "true" },
+        HERO_CARDS.map((card, i) => h("div.hero-card", { style: `--i:${i}` }, cardSvg(card))))),
+    h("div.lobby-grid", {},
+      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), createForm(ctx)),
+      tables)));
+  render();
+  refresh();
+  const timer = setInterval(refresh, REFRESH_MS);
+  return () => clearInterval(timer);
+}

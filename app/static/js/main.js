@@ -1,0 +1,119 @@
+// The app: header, settings, language, connection banner, and the hash router.
+
+import { api, forgetGuest, guest } from "./api.js";
+import * as cards from "./cards.js";
+import { h, fill, storedFlag, storeFlag } from "./dom.js";
+import { LANGUAGES, language, onLanguageChange, preferredLanguage, setLanguage, t } from "./i18n.js";
+import { nameCard, renderLobby } from "./lobby.js";
+import { renderTable } from "./table.js";
+import { toast } from "./toasts.js";
+
+const app = document.getElementById("app");
+const banner = document.getElementById("conn-banner");
+let cleanup = null;
+let onTable = false;
+
+/** Show a language or settings change: a table redraws in place (its socket stays). */
+function refresh() {
+  if (onTable) window.dispatchEvent(new Event("belote:redraw"));
+  else route();
+}
+
+const ctx = {
+  api, guest, t, cards, toast,
+  navigate(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+  refreshHeader: () => header(),
+  forgetGuest() {
+    forgetGuest();
+    route();
+  },
+  connection(status) {
+    const visible = !["connected", "idle"].includes(status);
+    banner.hidden = !visible;
+    banner.dataset.status = status;
+    if (!visible) return;
+    const text = t(`conn.${status}`);
+    fill(banner, h("span.spinner"), h("span", {}, text),
+      status === "replaced" ? h("button.btn.ghost", { type: "button", onclick: () => route() }, t("conn.take_back")) : null);
+  },
+};
+
+/** The header's texts and controls, rebuilt when the language or the guest changes. */
+function header() {
+  document.title = t("app.title");
+  document.querySelector("[data-testid=nav-lobby]").textContent = t("nav.lobby");
+  document.querySelector("[data-testid=nav-history]").textContent = t("nav.history");
+  document.querySelector(".brand-name").textContent = t("app.title");
+  const me = guest();
+  fill(document.getElementById("me"), me ? h("span.me-name", { title: t("lobby.playing_as") }, me.name) : null);
+  const select = document.getElementById("lang");
+  select.setAttribute("aria-label", t("settings.language"));
+  fill(select, LANGUAGES.map((code) => h("option", { value: code, selected: code === language() }, t(`lang.${code}`))));
+  for (const [id, key, fallback] of [["four-colour", "belote.fourColour", false], ["animations", "belote.animations", true]]) {
+    const box = document.querySelector(`[data-testid=${id}]`);
+    box.checked = storedFlag(key, fallback);
+    box.closest("label").querySelector("span").textContent = t(`settings.${id}`);
+  }
+  document.querySelector(".api-link").textContent = t("nav.api");
+}
+
+async function history(kind, id) {
+  const module = await import("./history.js");
+  const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay }[kind];
+  return render(app, ctx, id);
+}
+
+async function route() {
+  if (cleanup) cleanup();
+  cleanup = null;
+  ctx.connection("idle");
+  const hash = location.hash || "#/";
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay)?\/?([^/]*)/) || [];
+  for (const link of document.querySelectorAll("header nav a")) {
+    link.classList.toggle("active", (kind === "history" || kind === "match" || kind === "replay")
+      ? link.dataset.testid === "nav-history" : link.dataset.testid === "nav-lobby");
+  }
+  onTable = false;
+  try {
+    if (kind === "t" && id) {
+      if (!guest()) {
+        fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route, prompt: t("lobby.name_to_join") })));
+      } else {
+        cleanup = renderTable(app, ctx, id);
+        onTable = true;
+      }
+    } else if (kind === "history" || ((kind === "match" || kind === "replay") && id)) {
+      cleanup = (await history(kind === "history" ? "history" : kind, id)) || null;
+    } else {
+      cleanup = renderLobby(app, ctx);
+    }
+  } catch (exc) {
+    console.error(exc);
+    fill(app, h("div.card.error", {}, t("error.page")));
+  }
+}
+
+function settingsToggles() {
+  for (const [id, key] of [["four-colour", "belote.fourColour"], ["animations", "belote.animations"]]) {
+    document.querySelector(`[data-testid=${id}]`).addEventListener("change", (event) => {
+      storeFlag(key, event.target.checked);
+      refresh();
+    });
+  }
+  document.getElementById("lang").addEventListener("change", (event) => setLanguage(event.target.value));
+}
+
+async function start() {
+  settingsToggles();
+  onLanguageChange(() => {
+    header();
+    refresh();
+  });
+  window.addEventListener("hashchange", route);
+  await setLanguage(preferredLanguage()); // renders through onLanguageChange
+}
+
+start();

@@ -1,0 +1,342 @@
+// The replay viewer (#/replay/<id>) and the labels the history pages share. The server
+// works out every frame (GET /api/matches/{id}/replay); this module only steps through them.
+
+import { h, fill } from "./dom.js";
+
+const SUITS = ["C", "D", "H", "S"];
+const FOUR_COLOUR_KEY = "belote.fourColour";
+
+// ---------------------------------------------------------------- shared labels
+
+const fourColour = () => localStorage.getItem(FOUR_COLOUR_KEY) === "1";
+
+/** A suit symbol in the colour the player's deck prints it (red/black or four colours). */
+function suitMark(ctx, suit, tag = "span.suit", attrs = { "aria-hidden": "true" }) {
+  return h(`${tag}.suit-${suit}`, { ...attrs, style: `color:${ctx.cards.suitColour(suit, fourColour())}` },
+           ctx.cards.suitSymbol(suit));
+}
+
+/** The stored guest, whether ctx.guest is api.js's guest() or the guest itself. */
+export function currentGuest(ctx) {
+  return typeof ctx.guest === "function" ? ctx.guest() : ctx.guest;
+}
+
+/** "Ana", or "Bot (hard)" for a bot seat. */
+export function seatName(t, seat) {
+  if (!seat) return "?";
+  if (seat.kind === "bot") return t("history.bot", { level: t(`history.level.${seat.level}`) });
+  return seat.name;
+}
+
+/** A contract as a suit symbol in its colour and its name, e.g. "♥ Hearts"; null: "—". */
+export function contractLabel(ctx, contract, multiplier = 1) {
+  if (!contract) return h("span.contract-label", {}, "—");
+  const parts = [];
+  if (SUITS.includes(contract)) parts.push(suitMark(ctx, contract));
+  parts.push(h("span.contract-name", {}, ctx.t(`history.contract.${contract}`)));
+  if (multiplier > 1) parts.push(h("span.multiplier", {}, ctx.t(`history.multiplier.${multiplier}`)));
+  return h("span.contract-label", {}, parts);
+}
+
+/** A call of the auction, short enough for a grid cell: a suit by its symbol. */
+function callLabel(ctx, call) {
+  if (SUITS.includes(call)) {
+    const name = ctx.t(`history.contract.${call}`);
+    return suitMark(ctx, call, "span.call.call-suit.suit", { title: name, "aria-label": name });
+  }
+  const key = call === "NT" || call === "AT" ? `history.contract.${call}` : `history.call.${call}`;
+  return h(`span.call.call-${call}`, {}, ctx.t(key));
+}
+
+export function outcomeLabel(t, outcome) {
+  return h(`span.h-outcome.h-outcome-${outcome || "on"}`, {}, t(`history.outcome.${outcome || "on"}`));
+}
+
+/** A date and time in the page's language. */
+export function dateText(iso) {
+  const lang = document.documentElement.lang || "en";
+  return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" })
+    .format(new Date(iso));
+}
+
+/** A failed request as a short message: not found, unavailable, or the reason given. */
+export function errorBox(t, error) {
+  const key = error && error.status === 404 ? "history.error.not_found"
+    : error && error.status === 503 ? "history.error.unavailable" : "history.error.other";
+  return h("p.history-error", { role: "alert" }, t(key));
+}
+
+/** `#/x/<id>?deal=3` hands the id and an optional 1-based deal number. */
+export function splitRouteId(raw) {
+  const [id, query = ""] = String(raw).split("?");
+  const deal = Number(new URLSearchParams(query).get("deal"));
+  return { id, deal: Number.isInteger(deal) && deal > 0 ? deal - 1 : 0 };
+}
+
+// ---------------------------------------------------------------- frames
+
+/** Where a seat sits with seat 0 at the bottom, play passing in the table's direction. */
+export function seatPosition(seat, direction) {
+  const order = direction === "clockwise"
+    ? ["bottom", "left", "top", "right"] : ["bottom", "right", "top", "left"];
+  return order[seat % 4];
+}
+
+/** The table after `step` tricks of `deal`: the cards still held and the trick on show. */
+export function frameAt(deal, step) {
+  const played = new Set(deal.tricks.slice(0, step).flatMap((trick) => trick.cards));
+  const hands = deal.hands.map((hand) => hand.filter((card) => !played.has(card)));
+  const trick = step > 0 ? deal.tricks[step - 1] : null;
+  const won = [0, 0, 0, 0];
+  for (const past of deal.tricks.slice(0, step)) won[past.winner] += 1;
+  return { hands, trick, won, last: step === deal.tricks.length };
+}
+
+// ---------------------------------------------------------------- the viewer
+
+/** A face-up card; `data-card` marks the cards in hands and in the trick, nothing else. */
+function cardEl(ctx, card, extra = { "data-card": card }) {
+  return h("span.rcard", extra, ctx.cards.cardSvg(card, { fourColour: fourColour() }));
+}
+
+export function renderReplay(root, ctx, rawId) {
+  const { t } = ctx;
+  const { id, deal: firstDeal } = splitRouteId(rawId);
+  const view = h("section#replay.history-page.replay-page", { "aria-busy": "true" },
+                 h("p.history-loading", {}, t("history.loading")));
+  fill(root, view);
+  const state = { data: null, deal: firstDeal, step: 0 };
+  let gone = false;
+
+  const go = (deal, step) => {
+    const deals = state.data.deals;
+    if (step < 0 && deal > 0) { deal -= 1; step = deals[deal].tricks.length; }
+    if (step > deals[deal].tricks.length && deal < deals.length - 1) { deal += 1; step = 0; }
+    state.deal = deal;
+    state.step = Math.max(0, Math.min(step, deals[deal].tricks.length));
+    draw();
+  };
+  const onKey = (event) => {
+    if (!state.data || !state.data.deals.length || event.altKey || event.ctrlKey) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
+    if (event.key === "ArrowRight") go(state.deal, state.step + 1);
+    else if (event.key === "ArrowLeft") go(state.deal, state.step - 1);
+    else return;
+    event.preventDefault();
+  };
+
+  // The bar is built once, so focus and the live position survive each step.
+  const back = h("a.history-back", { href: `#/match/${encodeURIComponent(id)}` }, t("replay.back"));
+  const select = h("select.replay-deal", {
+    "data-testid": "replay-deal", "aria-label": t("replay.pick_deal"),
+    onchange: (event) => go(Number(event.target.value), 0),
+  });
+  const stepButton = (testid, label, text, delta) => h("button.replay-step", {
+    type: "button", "data-testid": testid, "aria-label": label, title: label,
+    onclick: () => go(state.deal, state.step + delta),
+  }, text);
+  const prev = stepButton("replay-prev", t("replay.prev"), "‹", -1);
+  const next = stepButton("replay-next", t("replay.next"), "›", 1);
+  const position = h("span.replay-position", { "data-testid": "replay-position", "aria-live": "polite" });
+  const body = h("div.replay-body");
+
+  function draw() {
+    const data = state.data;
+    const deal = data.deals[state.deal];
+    const frame = frameAt(deal, state.step);
+    select.value = String(state.deal);
+    prev.disabled = state.deal === 0 && state.step === 0;
+    next.disabled = state.deal === data.deals.length - 1 && frame.last;
+    position.textContent = positionText(t, deal, state.step);
+    fill(body, table(ctx, data, deal, frame), side(ctx, data, deal, frame));
+  }
+
+  function start(data) {
+    if (!data.deals.length) {
+      fill(view, back, h("h1", {}, t("replay.title")), h("p.history-empty", {}, t("replay.empty")));
+      return;
+    }
+    fill(select, dealOptions(ctx, data));
+    fill(view,
+      h("div.replay-bar", {}, back, h("h1", {}, t("replay.title")), select,
+        h("div.replay-steps", {}, prev, position, next)),
+      body);
+    draw();
+  }
+
+  const path = `/api/matches/${encodeURIComponent(id)}`;
+  Promise.all([ctx.api("GET", path), ctx.api("GET", `${path}/replay`)]).then(([match, data]) => {
+    if (gone) return;
+    state.data = { ...data, seats: match.seats }; // the match's seats carry the players' ids
+    state.deal = Math.min(state.deal, Math.max(0, data.deals.length - 1));
+    view.removeAttribute("aria-busy");
+    start(state.data);
+  }, (error) => {
+    if (gone) return;
+    view.removeAttribute("aria-busy");
+    fill(view, h("a.history-back", { href: "#/history" }, t("history.back")), errorBox(t, error));
+  });
+  document.addEventListener("keydown", onKey);
+  return () => {
+    gone = true;
+    document.removeEventListener("keydown", onKey);
+  };
+}
+
+function positionText(t, deal, step) {
+  const number = deal.index + 1;
+  if (!deal.tricks.length) return t("replay.position.redeal", { deal: number });
+  if (step === 0) return t("replay.position.start", { deal: number });
+  return t("replay.position.trick", { deal: number, trick: step, tricks: deal.tricks.length });
+}
+
+function dealOptions(ctx, data) {
+  return data.deals.map((deal) => {
+    const { contract } = deal.result;
+    const name = contract
+      ? `${SUITS.includes(contract) ? ctx.cards.suitSymbol(contract) + " " : ""}${ctx.t(`history.contract.${contract}`)}`
+      : ctx.t("history.outcome.redeal");
+    return h("option", { value: deal.index }, ctx.t("replay.deal_option", { deal: deal.index + 1, contract: name }));
+  });
+}
+
+function table(ctx, data, deal, frame) {
+  const { t } = ctx;
+  const result = deal.result;
+  const seats = [0, 1, 2, 3].map((seat) => {
+    const info = data.seats[seat];
+    const badges = [];
+    if (info && info.kind === "bot") badges.push(h("span.bot-badge", { "data-level": info.level }, t(`history.level.${info.level}`)));
+    if (seat === deal.dealer) {
+      badges.push(h("span.dealer-chip", { title: t("replay.dealer") }, t("replay.dealer_chip")));
+    }
+    if (seat === result.bidder) badges.push(h("span.bidder-badge", {}, contractLabel(ctx, result.contract, result.multiplier)));
+    const hand = ctx.cards.sortHand(frame.hands[seat], result.contract || "");
+    return h(`div.replay-seat.pos-${seatPosition(seat, data.table_direction)}.team-${seat % 2}`, {
+      "data-replay-seat": seat,
+    },
+    h("div.replay-plate", {},
+      h("span.plate-name", {}, info ? (info.kind === "bot" ? t("history.bot_name") : info.name) : "?"),
+      badges,
+      frame.won[seat] ? h("span.tricks-won", { title: t("replay.tricks_won") }, `✓ ${frame.won[seat]}`) : null),
+    h("div.replay-hand", { "data-count": hand.length }, hand.map((card) => cardEl(ctx, card))));
+  });
+  return h("div.replay-table", {}, seats, trickArea(ctx, data, deal, frame));
+}
+
+function trickArea(ctx, data, deal, frame) {
+  const { t } = ctx;
+  const area = h("div#replay-trick.replay-trick", { "aria-label": t("replay.trick") });
+  if (frame.trick) {
+    const { leader, cards, winner } = frame.trick;
+    cards.forEach((card, i) => {
+      const seat = (leader + i) % 4;
+      area.append(cardEl(ctx, card, {
+        "data-card": card, "data-seat": seat,
+        class: `rcard trick-card pos-${seatPosition(seat, data.table_direction)}${seat === winner ? " winner" : ""}`,
+        style: `z-index:${i + 1}`,
+      }));
+    });
+    area.append(h("p.trick-caption", {}, t("replay.trick_won", {
+      name: seatName(t, data.seats[winner]), points: frame.trick.points,
+    })));
+  } else if (deal.turned) {
+    area.append(h("div.replay-turned", {}, cardEl(ctx, deal.turned, { "data-turned": deal.turned }),
+                  h("p.trick-caption", {}, t("replay.turned"))));
+  } else {
+    area.append(h("p.trick-caption", {}, deal.tricks.length ? t("replay.before_play") : t("replay.all_passed")));
+  }
+  return area;
+}
+
+function side(ctx, data, deal, frame) {
+  const { t } = ctx;
+  const result = deal.result;
+  const name = (seat) => seatName(t, data.seats[seat]);
+  const before = deal.index > 0 ? data.deals[deal.index - 1].totals : [0, 0];
+  const parts = [
+    h("section.replay-box.replay-contract", {},
+      h("h2", {}, t("replay.contract")),
+      result.contract
+        ? h("p", {}, contractLabel(ctx, result.contract, result.multiplier), " · ",
+            t("replay.by", { name: name(result.bidder) }))
+        : h("p", {}, t("replay.all_passed")),
+      h("p.replay-dealer", {}, t("replay.dealt_by", { name: name(deal.dealer) })),
+      h("p.replay-score", {}, t("replay.score_before", { team0: before[0], team1: before[1] }))),
+    auctionBox(ctx, data, deal),
+  ];
+  if (deal.announcements.length || deal.belots.length) {
+    parts.push(h("section.replay-box.replay-announcements", {},
+      h("h2", {}, t("replay.announcements")),
+      h("ul", {},
+        deal.announcements.map((a) => h(`li.${a.scored ? "scored" : "not-scored"}`, {},
+          h("span.who", {}, name(a.seat)),
+          h("span.what", {}, t(`history.combo.${a.kind.startsWith("carre") ? "carre" : a.kind}`)),
+          h("span.combo-cards", {}, a.cards.map((card) => miniCard(ctx, card))),
+          h("span.value", {}, a.scored ? `+${a.value}` : t("replay.not_scored")))),
+        deal.belots.map((b) => h("li.scored", {},
+          h("span.who", {}, name(b.seat)),
+          h("span.what", {}, t("history.combo.belot")),
+          h("span.combo-cards", {}, miniCard(ctx, b.card)),
+          h("span.value", {}, "+20"))))));
+  }
+  if (frame.last) parts.push(resultBox(ctx, data, deal));
+  return h("aside.replay-side", {}, parts);
+}
+
+function miniCard(ctx, card) {
+  const style = `color:${ctx.cards.suitColour(card[1], fourColour())}`;
+  return h("span.mini-card", { style }, `${ctx.cards.rankText(card[0])}${ctx.cards.suitSymbol(card[1])}`);
+}
+
+function auctionBox(ctx, data, deal) {
+  const { t } = ctx;
+  const first = (deal.dealer + 1) % 4;
+  const order = [0, 1, 2, 3].map((i) => (first + i) % 4);
+  const grid = h("div.auction-grid", { role: "table", "aria-label": t("replay.auction") },
+    order.map((seat) => h("span.auction-head", { role: "columnheader" }, seatName(t, data.seats[seat]))),
+    deal.auction.map((call) => h("span.auction-call", { "data-call-seat": call.seat, role: "cell" },
+                                 callLabel(ctx, call.call))));
+  return h("section.replay-box.replay-auction", {}, h("h2", {}, t("replay.auction")), grid);
+}
+
+function resultBox(ctx, data, deal) {
+  const { t } = ctx;
+  const r = deal.result;
+  const label = teamLabeller(ctx, data.seats);
+  const teams = [label(0), label(1)];
+  const row = (label, values) => h("tr", {}, h("th", { scope: "row" }, label),
+                                   values.map((v) => h("td", {}, v)));
+  const body = [];
+  if (r.outcome !== "redeal") {
+    body.push(row(t("replay.card_points"), r.card_points));
+    if (r.declarations.some(Boolean)) body.push(row(t("replay.declarations"), r.declarations));
+    if (r.belot.some(Boolean)) body.push(row(t("replay.belots"), r.belot));
+  }
+  body.push(row(t("replay.deal_score"), r.score), row(t("replay.match_score"), deal.totals));
+  return h("section.replay-box.replay-result", {},
+    h("h2", {}, t("replay.result"), " ", outcomeLabel(t, r.outcome)),
+    r.valat !== null ? h("p", {}, t("replay.valat", { names: label(r.valat) })) : null,
+    r.hanging ? h("p", {}, t("replay.hanging", { points: r.hanging })) : null,
+    h("table.result-table", {},
+      h("thead", {}, h("tr", {}, h("td"), teams.map((name) => h("th", { scope: "col" }, name)))),
+      h("tbody", {}, body)));
+}
+
+/** "Ana & Bot (hard)": the two seats of a team. */
+function teamNames(t, seats, team) {
+  return [team, team + 2].map((seat) => seatName(t, seats[seat])).join(" & ");
+}
+
+/** The guest's team (seats 0 and 2 are team 0) in a match, or null if not seated there. */
+export function myTeam(seats, me) {
+  const seat = me && seats.find((s) => s.player_id === me.id);
+  return seat ? seat.seat % 2 : null;
+}
+
+/** A team's name as the guest sees it: "Us" / "Them", or its players for an onlooker. */
+export function teamLabeller(ctx, seats) {
+  const mine = myTeam(seats, currentGuest(ctx));
+  return (team) => (mine === null ? ctx.t("replay.team", { names: teamNames(ctx.t, seats, team) })
+    : ctx.t(team === mine ? "history.us" : "history.them"));
+}

@@ -1,0 +1,72 @@
+// Before the start: take a seat, bots in empty seats, the shareable link, start.
+
+import { api } from "./api.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { seatName } from "./seats.js";
+
+const LEVELS = ["easy", "normal", "hard"];
+
+function levelSelect(testid) {
+  return h("select", { "data-testid": testid, "aria-label": t("setup.bot_level") },
+    LEVELS.map((level) => h("option", { value: level, selected: level === "normal" }, t(`level.${level}`))));
+}
+
+/** The waiting-room panel; `act(promiseFn)` runs a REST call and reports its error. */
+export function setupPanel(frame, act) {
+  const { table } = frame;
+  const id = table.id;
+  const mine = frame.seat;
+  const filled = table.seats.every((s) => s.kind !== "empty");
+  const link = `${location.origin}${location.pathname}#/t/${id}`;
+  const slot = (seat) => {
+    const held = table.seats[seat];
+    const level = levelSelect("bot-level");
+    const controls = [];
+    if (held.kind === "empty") {
+      if (mine === null || mine === undefined) {
+        controls.push(h("button.btn.primary", { type: "button", "data-testid": "sit",
+          onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}`)) }, t("setup.sit")));
+      }
+      controls.push(level, h("button.btn", { type: "button", "data-testid": "add-bot",
+        onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}/bot`, { level: level.value })) },
+      t("setup.add_bot")));
+    } else if (held.kind === "bot") {
+      controls.push(h("button.btn.ghost", { type: "button", "data-testid": "remove-bot",
+        onclick: () => act(() => api("DELETE", `/api/tables/${id}/seats/${seat}/bot`)) }, t("setup.remove_bot")));
+    } else if (seat === mine) {
+      controls.push(h("button.btn.ghost", { type: "button", "data-testid": "leave",
+        onclick: () => act(() => api("DELETE", `/api/tables/${id}/seats/${seat}`)) }, t("setup.leave")));
+    }
+    return h(`li.slot.${held.kind}${seat === mine ? ".mine" : ""}`, { "data-seat-slot": seat },
+      h("span.slot-team", {}, t(seat % 2 ? "setup.team_b" : "setup.team_a")),
+      h("span.slot-name", {}, held.kind === "empty" ? t("seat.empty") : seatName(table, seat),
+        seat === mine ? h("span.you", {}, ` (${t("setup.you")})`) : null),
+      h("span.slot-controls", {}, controls));
+  };
+  const fillLevel = levelSelect("fill-level");
+  const fill = async () => {
+    for (const [seat, held] of table.seats.entries()) {
+      if (held.kind === "empty") await api("PUT", `/api/tables/${id}/seats/${seat}/bot`, { level: fillLevel.value });
+    }
+  };
+  const copy = async (event) => {
+    try {
+      await navigator.clipboard.writeText(link);
+      event.target.textContent = t("setup.copied");
+    } catch {
+      event.target.closest(".share").querySelector("input").select();
+    }
+  };
+  return h("div.setup.panel", {},
+    h("h2", {}, t("setup.title")),
+    h("p.muted", {}, t("setup.hint")),
+    h("ol.slots", {}, [0, 1, 2, 3].map(slot)),
+    h("div.row.fill", {}, fillLevel,
+      h("button.btn", { type: "button", "data-testid": "fill-bots", disabled: filled, onclick: () => act(fill) },
+        t("setup.fill_bots"))),
+    h("div.row.share", {}, h("input", { readonly: true, value: link, "aria-label": t("setup.share") }),
+      h("button.btn.ghost", { type: "button", onclick: copy }, t("setup.copy"))),
+    h("button.btn.primary.big.start", { type: "button", "data-testid": "start", disabled: !filled,
+      onclick: () => act(() => api("POST", `/api/tables/${id}/start`)) }, t("setup.start")));
+}

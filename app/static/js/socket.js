@@ -1,0 +1,107 @@
+// One table socket: hello, state frames, actions with ids, pings, reconnect with backoff.
+
+const PROTOCOL = 1;
+const PING_EVERY = 20000;
+const BACKOFF = [500, 1000, 2000, 4000, 8000, 10000];
+const FINAL_CLOSES = new Set([4001, 4003, 4004, 4009, 4400]); // reconnecting would not help
+
+export class TableSocket {
+  /** handlers: onFrame(msg), onStatus("connecting"|"connected"|"offline"),
+   *  onError(msg, resent), onClosed(code) for closes that end the session. */
+  constructor(tableId, token, handlers) {
+    this.tableId = tableId;
+    this.token = token;
+    this.handlers = handlers;
+    this.attempt = 0;
+    this.pending = null; // {id, version, action}: sent, not yet answered
+    this.counter = 0;
+    this.stopped = false;
+    this.connect();
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/api/tables/${this.tableId}/ws`);
+    this.ws = ws;
+    this.handlers.onStatus(this.attempt ? "offline" : "connecting");
+    ws.onopen = () => {
+      ws.send(JSON.stringify({ type: "hello", protocol: PROTOCOL, token: this.token }));
+      if (this.pending) this.raw({ type: "action", ...this.pending }); // answered again if done
+      this.pending = this.pending && { ...this.pending, resent: true };
+    };
+    ws.onmessage = (message) => this.receive(JSON.parse(message.data));
+    ws.onclose = (close) => this.closed(ws, close.code);
+  }
+
+  receive(msg) {
+    switch (msg.type) {
+      case "welcome":
+        this.attempt = 0;
+        this.handlers.onStatus("connected");
+        clearInterval(this.pinger);
+        this.pinger = setInterval(() => this.raw({ type: "ping", id: "p" }), PING_EVERY);
+        break;
+      case "snapshot":
+      case "event":
+        this.handlers.onFrame(msg);
+        break;
+      case "ack":
+        if (this.pending && this.pending.id === msg.id) this.pending = null;
+        break;
+      case "error": {
+        const resent = Boolean(this.pending && this.pending.id === msg.id && this.pending.resent);
+        if (this.pending && this.pending.id === msg.id) this.pending = null;
+        this.handlers.onError(msg, resent);
+        break;
+      }
+      case "ping":
+        this.raw({ type: "pong" });
+        break;
+      default:
+        break;
+    }
+  }
+
+  closed(ws, code) {
+    if (ws !== this.ws) return;
+    clearInterval(this.pinger);
+    if (this.stopped) return;
+    if (FINAL_CLOSES.has(code)) {
+      this.handlers.onStatus("closed");
+      this.handlers.onClosed(code);
+      return;
+    }
+    this.handlers.onStatus("offline");
+    const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
+    this.attempt += 1;
+    this.retry = setTimeout(() => this.connect(), delay * (0.8 + 0.4 * Math.random()));
+  }
+
+  raw(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(message));
+      return true;
+    }
+    return false;
+  }
+
+  /** Propose `action` against the state of `version`; one action in flight at a time. */
+  act(action, version) {
+    if (this.pending) return false;
+    this.counter += 1;
+    this.pending = { id: `a${Date.now().toString(36)}-${this.counter}`, version, action };
+    this.raw({ type: "action", id: this.pending.id, version, action });
+    return true;
+  }
+
+  resume() {
+    this.raw({ type: "resume" });
+  }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close(1000);
+  }
+}

@@ -1,0 +1,134 @@
+// The score sheet with the deal summary, the last trick, and the end of the match.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { cardSvg } from "./cards.js";
+import { contractLabel, declarationLabel, multiplierLabel } from "./labels.js";
+import { myTeam, seatName, seatPositions, teamName } from "./seats.js";
+
+function outcomeText(result, frame) {
+  if (result.outcome === "redeal") return t("outcome.redeal");
+  const team = result.bidder % 2 === myTeam(frame) ? "us" : "them";
+  return t(`outcome.${result.outcome}.${team}`);
+}
+
+function contractCell(result, frame) {
+  if (!result.contract) return t("outcome.all_passed");
+  const mult = multiplierLabel(result.multiplier);
+  return [contractLabel(result.contract), mult ? h("span.mult", {}, ` ${mult}`) : null,
+    h("div.muted.small", {}, seatName(frame.table, result.bidder))];
+}
+
+/** Every deal of the match: contract, who bid, multiplier, points, hanging. */
+function sheet(frame) {
+  const view = frame.view;
+  const results = view ? view.results : [];
+  const us = myTeam(frame);
+  return h("div.sheet-wrap", {}, h("table.sheet", {},
+    h("thead", {}, h("tr", {},
+      h("th", {}, "#"), h("th", {}, t("sheet.contract")), h("th", {}, t("sheet.outcome")),
+      h("th.num", {}, t("score.us")), h("th.num", {}, t("score.them")), h("th.num", {}, t("sheet.hanging")))),
+    h("tbody", {}, results.map((r, index) => h(`tr.${r.outcome}`, { "data-deal": index },
+      h("td", {}, index + 1), h("td", {}, contractCell(r, frame)), h("td", {}, outcomeText(r, frame)),
+      h("td.num", {}, r.score[us]), h("td.num", {}, r.score[1 - us]),
+      h("td.num", {}, r.hanging || "")))),
+    h("tfoot", {}, h("tr", {}, h("td", { colspan: 3 }, t("sheet.total")),
+      h("td.num", {}, view ? view.totals[us] : 0), h("td.num", {}, view ? view.totals[1 - us] : 0),
+      h("td.num", {}, view && view.pool ? view.pool : "")))));
+}
+
+function breakdown(result, frame) {
+  const us = myTeam(frame);
+  const row = (key, values) => h("tr", {}, h("th", {}, t(key)),
+    h("td.num", {}, values[us]), h("td.num", {}, values[1 - us]));
+  const valat = result.valat === null || result.valat === undefined ? null
+    : h("p.valat", {}, t("summary.valat", { team: result.valat === us ? t("score.us") : t("score.them") }));
+  return [h("table.breakdown", {},
+    h("thead", {}, h("tr", {}, h("th"), h("th.num", {}, t("score.us")), h("th.num", {}, t("score.them")))),
+    h("tbody", {}, row("summary.cards", result.card_points), row("summary.declarations", result.declarations),
+      row("summary.belot", result.belot)),
+    h("tfoot", {}, row("summary.score", result.score))), valat];
+}
+
+/** What scored: the finished deal's declarations, revealed with whether each counted. */
+function declarations(frame) {
+  const view = frame.view;
+  // After the match's last deal the view stays on that deal, its declarations revealed.
+  const list = !view ? [] : view.phase === "over" ? view.announcements : view.previous_announcements;
+  if (!list.length) return h("p.muted", {}, t("summary.no_declarations"));
+  return h("ul.declarations", {}, list.map((a) => h(`li.${a.scored ? "scored" : "not-scored"}`, {},
+    h("span.who", {}, seatName(frame.table, a.seat)),
+    h("span", {}, declarationLabel(a)),
+    h("span.value", {}, a.scored ? t("summary.scored", { value: a.value }) : t("summary.not_scored")),
+    h("div.mini-cards", {}, (a.cards || []).map((c) => h("span.mini", {}, cardSvg(c)))))));
+}
+
+/** The summary of the deal that just ended (`results` from the event that ended it). */
+export function dealSummary(frame, results, tag = "div#deal-summary") {
+  const result = results[results.length - 1];
+  return h(tag, {},
+    h("h3", {}, t("summary.title", { n: frame.view ? frame.view.results.length : 1 })),
+    h("p.summary-line", {}, result.contract
+      ? t("summary.contract_by", { contract: contractLabel(result.contract), name: seatName(frame.table, result.bidder) })
+      : t("outcome.all_passed"),
+      result.multiplier > 1 ? h("span.mult", {}, ` ${multiplierLabel(result.multiplier)}`) : null),
+    h(`p.outcome.${result.outcome}`, {}, outcomeText(result, frame),
+      result.hanging ? ` · ${t("summary.hanging", { points: result.hanging })}` : ""),
+    result.outcome === "redeal" ? null : breakdown(result, frame),
+    result.outcome === "redeal" ? null : h("h4", {}, t("summary.what_scored")),
+    result.outcome === "redeal" ? null : declarations(frame));
+}
+
+export function scoreSheetContent(frame, summary, onClose) {
+  return [
+    h("div.dialog-head", {}, h("h2", {}, summary ? t("summary.heading") : t("sheet.title")),
+      h("button.btn.ghost.close", { type: "button", "data-testid": "close", onclick: onClose,
+                                    "aria-label": t("common.close") }, "✕")),
+    summary ? dealSummary(frame, summary) : null,
+    h("h3", {}, t("sheet.title")),
+    sheet(frame),
+    h("div.dialog-foot", {}, h("button.btn.primary", { type: "button", onclick: onClose },
+      summary ? t("summary.continue") : t("common.close"))),
+  ];
+}
+
+export function lastTrickContent(frame, onClose, settings) {
+  const view = frame.view;
+  const last = view.tricks[view.tricks.length - 1];
+  const positions = seatPositions(frame.seat, frame.table.options.table_direction);
+  return [
+    h("div.dialog-head", {}, h("h2", {}, t("table.last_trick")),
+      h("button.btn.ghost.close", { type: "button", "data-testid": "close", onclick: onClose,
+                                    "aria-label": t("common.close") }, "✕")),
+    h("div.last-trick-cards", {}, last.cards.map((card, i) => {
+      const seat = (last.leader + i) % 4;
+      return h(`div.trick-card.at-${positions[seat]}${view.trick.leader === seat ? ".winning" : ""}`,
+        { "data-card": card, "data-seat": seat }, cardSvg(card, settings),
+        h("span.card-owner", {}, seatName(frame.table, seat)));
+    })),
+    h("p.muted.center", {}, t("table.trick_won_by", { name: seatName(frame.table, view.trick.leader) })),
+  ];
+}
+
+/** The end of the match: the winner, the final score, a rematch. */
+export function matchOver(frame, { onRematch, onScores, summary }) {
+  const table = frame.table;
+  const winner = table.winner;
+  const us = myTeam(frame);
+  const seated = frame.seat !== null && frame.seat !== undefined;
+  const totals = frame.view ? frame.view.totals : table.totals || [0, 0];
+  const title = !seated ? t("over.team_wins", { names: teamName(table, winner) })
+    : winner === us ? t("over.you_win") : t("over.you_lose");
+  return h(`div#match-over.${seated && winner === us ? "won" : "lost"}`, {},
+    h("div.trophy", { "aria-hidden": "true" }, "♠ ♥ ♣ ♦"),
+    h("h2", {}, title),
+    h("p.final", {}, h("span", {}, `${t("score.us")} ${totals[us]}`), " — ",
+      h("span", {}, `${t("score.them")} ${totals[1 - us]}`)),
+    table.forfeit ? h("p.muted", {}, t("over.forfeit", { name: seatName(table, table.forfeit.seat) })) : null,
+    summary ? dealSummary(frame, summary, "div.deal-summary") : null,
+    h("div.row.center", {},
+      seated ? h("button.btn.primary.big", { type: "button", "data-testid": "rematch", onclick: onRematch },
+        table.rematch ? t("over.join_rematch") : t("over.rematch")) : null,
+      h("button.btn", { type: "button", onclick: onScores }, t("table.scores")),
+      h("a.btn", { href: "#/" }, t("nav.lobby"))));
+}

@@ -1,0 +1,144 @@
+"""The real server and Debian's Chromium, for the browser tests and tools/screenshots.py.
+
+The server is ``python -m app`` in a subprocess, on a SQLite database migrated by the
+alembic command first (as ``make run`` does), so the browser meets exactly what a player
+would.  Chromium is the system's /usr/bin/chromium driven by Playwright's own driver:
+``make test`` installs the Debian package when it is missing; a browser download
+(``playwright install``) cannot work on these machines and is never used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, BrowserContext, ViewportSize, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+DESKTOP = ViewportSize(width=1280, height=800)
+PHONE = ViewportSize(width=390, height=844)
+SERVER_START = 30.0  # seconds the server may take to answer /healthz before we give up
+SERVER_SETTINGS = {
+    "SECRET_KEY": "e2e-secret-key-0123456789abcdef-0123456789",
+    "BOT_DELAY": "0",  # bots answer at once: a deal takes seconds
+    "BOT_PROCESSES": "1",
+    "DEFAULT_TURN_SECONDS": "600",  # a turn timer never plays for a slow test
+    "LOG_LEVEL": "warning",
+}
+
+
+class MissingBrowser(RuntimeError):
+    """Debian's Chromium is not installed: the browser tests cannot run."""
+
+
+@dataclass
+class Server:
+    """A running ``python -m app``: its base URL and the file its output goes to."""
+
+    http: str
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def server_environment(workdir: Path, **settings: str) -> dict[str, str]:
+    """The environment of the server and of its migration: a database in ``workdir``."""
+    return os.environ | SERVER_SETTINGS | {
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": f"sqlite:///{workdir / 'belote.db'}",
+    } | settings
+
+
+@contextlib.contextmanager
+def serve(workdir: Path, **settings: str) -> Iterator[Server]:
+    """Migrate a fresh database in ``workdir``, then run the server on a free port there
+    (away from the project's .env) until the block ends.  ``settings`` are extra
+    environment variables (app/config.py names, e.g. ``BOT_DELAY="0.3"``)."""
+    env = server_environment(workdir, **settings)
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "-c", str(ROOT / "alembic.ini"), "upgrade", "head"],
+        env=env, cwd=workdir, check=True, capture_output=True,
+    )
+    port = free_port()
+    log = workdir / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
+            env=env, cwd=workdir, stdout=out, stderr=subprocess.STDOUT,
+        )
+    server = Server(f"http://127.0.0.1:{port}", log, process)
+    try:
+        wait_until_up(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_until_up(server: Server) -> None:
+    """Poll /healthz until the server answers; fail with its output if it exits or hangs."""
+    give_up = time.monotonic() + SERVER_START
+    while time.monotonic() < give_up:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the server exited at start:\n{server.output()}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{server.http}/healthz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"the server did not answer in {SERVER_START} s:\n{server.output()}")
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Browser]:
+    """Debian's Chromium, headless, through Playwright's sync API.
+
+    The sync API leaves its event loop marked as running in this thread until it stops,
+    so ``asyncio.run`` fails meanwhile: callers keep it open only around browser work
+    (the e2e fixtures scope it to their package)."""
+    if not CHROMIUM.exists():
+        raise MissingBrowser(
+            f"{CHROMIUM} is missing: `make test` installs Debian's chromium package "
+            "(apt-get install chromium); `playwright install` cannot work here"
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_context(browser: Browser, server: Server, viewport: ViewportSize = DESKTOP,
+                reduced_motion: bool = True) -> BrowserContext:
+    """A new visitor (nothing in localStorage) speaking English, on ``server``; reduced
+    motion turns the client's animations off."""
+    return browser.new_context(
+        base_url=server.http, viewport=viewport, locale="en-US",
+        reduced_motion="reduce" if reduced_motion else "no-preference",
+    )

@@ -1,0 +1,115 @@
+"""The browser client's files, checked without a browser: every language has every
+string with the same placeholders, every key the code asks for exists, nothing is
+loaded from elsewhere, and the app serves the files with the types browsers demand."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+STATIC = Path(__file__).resolve().parents[1] / "app" / "static"
+LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")
+NAMESPACES = ("core", "history")
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# t("key") or t('key', ...) in the client's modules
+KEY_USE = re.compile(r"""\bt\(\s*(["'])([^"'\\\n]+)\1""")
+# import ... from "./x.js", import("./x.js"), export ... from "./x.js"
+IMPORT = re.compile(r"""(?:(?<![.\w])from|(?<![.\w])import)\s*\(?\s*(["'])([^"']+)\1""")
+# XML namespaces name, they do not load: the SVG cards need them.
+NAMESPACE_URIS = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink",
+                  "http://www.w3.org/1999/xhtml"}
+URL = re.compile(r"""https?://[^\s"'`)<>]*""")
+# What the page itself loads (links to pages, like the API docs, load nothing).
+LOADED = re.compile(r"""<(script|link|img|source)\b[^>]*?\b(?:src|href)\s*=\s*(["'])(.*?)\2""")
+JS_TYPES = ("text/javascript", "application/javascript")
+
+
+def strings(lang: str, namespace: str) -> dict[str, str]:
+    path = STATIC / "i18n" / lang / f"{namespace}.json"
+    assert path.is_file(), f"missing {path.relative_to(STATIC)}"
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict) and all(
+        isinstance(key, str) and isinstance(value, str) for key, value in loaded.items()
+    ), f"{path.relative_to(STATIC)} is not a flat object of strings"
+    return loaded
+
+
+def modules() -> list[Path]:
+    found = sorted((STATIC / "js").glob("*.js"))
+    assert found, "no client modules in app/static/js"
+    return found
+
+
+def static_files() -> list[Path]:
+    return sorted(path for path in STATIC.rglob("*") if path.is_file())
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_language_has_every_string_with_its_placeholders(lang: str,
+                                                               namespace: str) -> None:
+    english, translated = strings("en", namespace), strings(lang, namespace)
+    assert sorted(translated) == sorted(english)
+    assert not [key for key, text in translated.items() if not text.strip()]
+    different = {key: (PLACEHOLDER.findall(english[key]), PLACEHOLDER.findall(text))
+                 for key, text in translated.items()
+                 if sorted(PLACEHOLDER.findall(text)) != sorted(PLACEHOLDER.findall(english[key]))}
+    assert not different
+
+
+def test_every_key_the_client_asks_for_is_in_english() -> None:
+    known = {key for namespace in NAMESPACES for key in strings("en", namespace)}
+    used = {(path.name, match[1]) for path in modules()
+            for match in KEY_USE.findall(path.read_text(encoding="utf-8"))}
+    assert used, "no t(...) call found: the pattern no longer matches the client"
+    assert not sorted((name, key) for name, key in used if key not in known)
+
+
+def test_the_modules_import_only_local_files_that_exist() -> None:
+    for path in modules():
+        for _, target in IMPORT.findall(path.read_text(encoding="utf-8")):
+            assert target.startswith(("./", "../", "/")), f"{path.name} imports {target}"
+            resolved = (STATIC / target.lstrip("/")) if target.startswith("/") \
+                else (path.parent / target)
+            assert resolved.resolve().is_file(), f"{path.name} imports missing {target}"
+
+
+def test_nothing_is_loaded_from_another_host() -> None:
+    found = {
+        (str(path.relative_to(STATIC)), url)
+        for path in static_files() if path.suffix in (".html", ".js", ".css", ".json", ".svg")
+        for url in URL.findall(path.read_text(encoding="utf-8"))
+        if url not in NAMESPACE_URIS
+    }
+    assert not found
+
+
+def test_the_page_loads_only_files_the_app_has() -> None:
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    loaded = [match[2] for match in LOADED.findall(html) if not match[2].startswith("data:")]
+    assert any(ref.endswith(".js") for ref in loaded), "index.html loads no script"
+    missing = [ref for ref in loaded if not (STATIC / ref.lstrip("/")).is_file()]
+    assert not missing
+
+
+def test_the_app_serves_the_client_with_its_content_types(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    for path in modules():
+        served = client.get(f"/js/{path.name}")
+        assert served.status_code == 200, path.name
+        assert served.headers["content-type"].startswith(JS_TYPES), (path.name, served.headers)
+        assert served.text == path.read_text(encoding="utf-8")
+    for lang in LANGUAGES:
+        for namespace in NAMESPACES:
+            served = client.get(f"/i18n/{lang}/{namespace}.json")
+            assert served.status_code == 200, (lang, namespace)
+            assert served.headers["content-type"].startswith("application/json")
+            assert served.json() == strings(lang, namespace)
+    for sheet in sorted(STATIC.glob("css/*.css")):
+        served = client.get(f"/css/{sheet.name}")
+        assert served.status_code == 200 and served.headers["content-type"].startswith("text/css")

@@ -1,0 +1,1 @@
+"""Developer scripts run with ``python -m tools.<name>`` (see the Makefile)."""
