@@ -3,10 +3,12 @@ databases, behaving like ``MemoryStorage`` and surviving a restart."""
 
 from __future__ import annotations
 
+import logging
 import random
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from app.db.session import Database, StorageError
 from app.db.storage import DatabaseStorage
@@ -140,6 +142,33 @@ def test_matches_end_by_forfeit_or_abandon(
             assert await storage.load_unfinished() == []
             with pytest.raises(StorageError):  # the table is closed for the log
                 await table.play(1)
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+def test_a_log_that_no_longer_replays_is_reported_and_the_others_come_back(
+        db_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A damaged match stays in the database as it is; every other table is restored."""
+
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            storage = DatabaseStorage(db)
+            tables = [Table(storage, f"t{i}", seed=i) for i in range(2)]
+            for table in tables:
+                await storage.create_match(table.id, table.meta())
+                await table.play(12)
+            async with db.write() as conn:  # t0's first call becomes a bid out of turn
+                await conn.execute(text(
+                    "UPDATE actions SET seat = (seat + 1) % 4 "
+                    "WHERE match_id = 't0' AND deal_idx = 0 AND seq = 0"))
+            with caplog.at_level(logging.ERROR, logger="app.db.storage"):
+                restored = await DatabaseStorage(db).load_unfinished()
+            assert [m.table_id for m in restored] == ["t1"]
+            assert "match t0 not restored" in caplog.text
+            assert await DatabaseStorage(db).repo.load("t0") is not None  # kept
         finally:
             await db.dispose()
 

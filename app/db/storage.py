@@ -10,6 +10,7 @@ whose version is already logged is not written twice, so the table can simply re
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from engine import Match, Options
@@ -18,6 +19,8 @@ from engine.record import RecordError
 from ..storage import LoggedAction, StoredMatch
 from .repository import BOT, MatchLog, Repository, Seat, deck_text
 from .session import Database, StorageError
+
+logger = logging.getLogger(__name__)
 
 
 def seat_of(entry: dict[str, Any]) -> Seat:
@@ -102,10 +105,19 @@ class DatabaseStorage:
         del self._versions[table_id]
 
     async def load_unfinished(self) -> list[StoredMatch]:
-        """Every match still on, its shadow rebuilt; writes a crash cut short are redone."""
+        """Every match still on, its shadow rebuilt; writes a crash cut short are redone.
+
+        A log that no longer replays (edited by hand, a bug of an older version) is left
+        as it is and reported, so that one damaged match does not keep every other table
+        from coming back."""
         stored = []
         for log in await self.repo.load_unfinished():
-            shadow = await self._restore(log)
+            try:
+                shadow = await self._restore(log)
+            except (ValueError, KeyError) as exc:  # RecordError, IllegalActionError, meta
+                logger.error("match %s not restored, its log does not replay: %s",
+                                log.match.id, exc)
+                continue
             if shadow.is_over:  # the crash came between the last action and finish_match
                 await self.repo.finish_match(log.match.id, shadow.totals, shadow.winner)
                 del self._shadows[log.match.id], self._versions[log.match.id]
