@@ -20,7 +20,7 @@ function standing(match, team) {
 }
 
 function variantBadge(t, variant) {
-  return h(`span.variant-badge.variant-${variant}`, {}, t(`history.variant.${variant}`));
+  return h(`span.variant-badge.variant-${variant}`, {}, t(`variant.${variant}`));
 }
 
 function loading(t) {
@@ -148,7 +148,7 @@ function matchPage(ctx, match, replay) {
   return [
     h("a.history-back", { href: "#/history" }, t("history.back")),
     h("div.match-head", {},
-      h("h1", {}, t("history.match_title", { variant: t(`history.variant.${match.variant}`) })),
+      h("h1", {}, t("history.match_title", { variant: t(`variant.${match.variant}`) })),
       h("p.match-meta", {},
         h("time", { datetime: match.started_at }, dateText(match.started_at)), " · ",
         h(`span.standing.standing-${status}`, {}, t(`history.standing.${status}`)),

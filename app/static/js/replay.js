@@ -1,14 +1,13 @@
 // The replay viewer (#/replay/<id>) and the labels the history pages share. The server
 // works out every frame (GET /api/matches/{id}/replay); this module only steps through them.
 
-import { h, fill } from "./dom.js";
+import { h, fill, storedFlag } from "./dom.js";
 
 const SUITS = ["C", "D", "H", "S"];
-const FOUR_COLOUR_KEY = "belote.fourColour";
 
 // ---------------------------------------------------------------- shared labels
 
-const fourColour = () => localStorage.getItem(FOUR_COLOUR_KEY) === "1";
+const fourColour = () => storedFlag("belote.fourColour", false);
 
 /** A suit symbol in the colour the player's deck prints it (red/black or four colours). */
 function suitMark(ctx, suit, tag = "span.suit", attrs = { "aria-hidden": "true" }) {
@@ -271,12 +270,12 @@ function side(ctx, data, deal, frame) {
       h("ul", {},
         deal.announcements.map((a) => h(`li.${a.scored ? "scored" : "not-scored"}`, {},
           h("span.who", {}, name(a.seat)),
-          h("span.what", {}, t(`history.combo.${a.kind.startsWith("carre") ? "carre" : a.kind}`)),
+          h("span.what", {}, t(`combo.${a.kind.startsWith("carre") ? "carre" : a.kind}`)),
           h("span.combo-cards", {}, a.cards.map((card) => miniCard(ctx, card))),
           h("span.value", {}, a.scored ? `+${a.value}` : t("replay.not_scored")))),
         deal.belots.map((b) => h("li.scored", {},
           h("span.who", {}, name(b.seat)),
-          h("span.what", {}, t("history.combo.belot")),
+          h("span.what", {}, t(`combo.belot.${data.variant}`)),
           h("span.combo-cards", {}, miniCard(ctx, b.card)),
           h("span.value", {}, "+20"))))));
   }
