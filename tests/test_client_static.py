@@ -17,6 +17,8 @@ NAMESPACES = ("core", "history")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # t("key") or t('key', ...) in the client's modules
 KEY_USE = re.compile(r"""\bt\(\s*(["'])([^"'\\\n]+)\1""")
+# t(`level.${seat.level}`): a key built at run time, known by its fixed start
+KEY_PREFIX_USE = re.compile(r"\bt\(\s*`([^`$]+)\$\{")
 # import ... from "./x.js", import("./x.js"), export ... from "./x.js"
 IMPORT = re.compile(r"""(?:(?<![.\w])from|(?<![.\w])import)\s*\(?\s*(["'])([^"']+)\1""")
 # XML namespaces name, they do not load: the SVG cards need them.
@@ -67,6 +69,15 @@ def test_every_key_the_client_asks_for_is_in_english() -> None:
             for match in KEY_USE.findall(path.read_text(encoding="utf-8"))}
     assert used, "no t(...) call found: the pattern no longer matches the client"
     assert not sorted((name, key) for name, key in used if key not in known)
+
+
+def test_every_key_family_the_client_builds_exists_in_english() -> None:
+    known = {key for namespace in NAMESPACES for key in strings("en", namespace)}
+    used = {(path.name, prefix) for path in modules()
+            for prefix in KEY_PREFIX_USE.findall(path.read_text(encoding="utf-8"))}
+    assert used, "no t(`...${...}`) call found: the pattern no longer matches the client"
+    assert not sorted((name, prefix) for name, prefix in used
+                      if not any(key.startswith(prefix) for key in known))
 
 
 def test_the_modules_import_only_local_files_that_exist() -> None:

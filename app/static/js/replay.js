@@ -23,7 +23,7 @@ export function currentGuest(ctx) {
 /** "Ana", or "Bot (hard)" for a bot seat. */
 export function seatName(t, seat) {
   if (!seat) return "?";
-  if (seat.kind === "bot") return t("history.bot", { level: t(`history.level.${seat.level}`) });
+  if (seat.kind === "bot") return t("history.bot", { level: t(`level.${seat.level}`) });
   return seat.name;
 }
 
@@ -32,7 +32,7 @@ export function contractLabel(ctx, contract, multiplier = 1) {
   if (!contract) return h("span.contract-label", {}, "—");
   const parts = [];
   if (SUITS.includes(contract)) parts.push(suitMark(ctx, contract));
-  parts.push(h("span.contract-name", {}, ctx.t(`history.contract.${contract}`)));
+  parts.push(h("span.contract-name", {}, ctx.t(`bid.${contract}`)));
   if (multiplier > 1) parts.push(h("span.multiplier", {}, ctx.t(`history.multiplier.${multiplier}`)));
   return h("span.contract-label", {}, parts);
 }
@@ -40,11 +40,10 @@ export function contractLabel(ctx, contract, multiplier = 1) {
 /** A call of the auction, short enough for a grid cell: a suit by its symbol. */
 function callLabel(ctx, call) {
   if (SUITS.includes(call)) {
-    const name = ctx.t(`history.contract.${call}`);
+    const name = ctx.t(`bid.${call}`);
     return suitMark(ctx, call, "span.call.call-suit.suit", { title: name, "aria-label": name });
   }
-  const key = call === "NT" || call === "AT" ? `history.contract.${call}` : `history.call.${call}`;
-  return h(`span.call.call-${call}`, {}, ctx.t(key));
+  return h(`span.call.call-${call}`, {}, ctx.t(`bid.${call}`));
 }
 
 export function outcomeLabel(t, outcome) {
@@ -193,7 +192,7 @@ function dealOptions(ctx, data) {
   return data.deals.map((deal) => {
     const { contract } = deal.result;
     const name = contract
-      ? `${SUITS.includes(contract) ? ctx.cards.suitSymbol(contract) + " " : ""}${ctx.t(`history.contract.${contract}`)}`
+      ? `${SUITS.includes(contract) ? ctx.cards.suitSymbol(contract) + " " : ""}${ctx.t(`bid.${contract}`)}`
       : ctx.t("history.outcome.redeal");
     return h("option", { value: deal.index }, ctx.t("replay.deal_option", { deal: deal.index + 1, contract: name }));
   });
@@ -205,7 +204,7 @@ function table(ctx, data, deal, frame) {
   const seats = [0, 1, 2, 3].map((seat) => {
     const info = data.seats[seat];
     const badges = [];
-    if (info && info.kind === "bot") badges.push(h("span.bot-badge", { "data-level": info.level }, t(`history.level.${info.level}`)));
+    if (info && info.kind === "bot") badges.push(h("span.bot-badge", { "data-level": info.level }, t(`level.${info.level}`)));
     if (seat === deal.dealer) {
       badges.push(h("span.dealer-chip", { title: t("replay.dealer") }, t("replay.dealer_chip")));
     }
