@@ -453,7 +453,10 @@ class Table:
                     self._arrive(client.seat, None)
                 return None
             case BotMove(version, seat, action, by):
-                if version == self.version and self._moving:
+                # A cover move decided before its player came back is dropped: the
+                # player's snapshot already shows the turn as theirs.
+                back = by == "cover" and not self.seats[seat].covered
+                if version == self.version and self._moving and not back:
                     await self._bot_move(seat, action, by)
                 return None
             case TurnTimeout(version, seat):

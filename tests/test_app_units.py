@@ -8,11 +8,15 @@ import random
 import pytest
 
 from app.auth import InvalidToken, Tokens
+from app.bots import BotRunner
 from app.protocol import ActionRequest, Hello, ProtocolError, parse
 from app.storage import LoggedAction, MemoryStorage
+from app.tables import BotMove, Lobby, PlayAction, TakeBack
 from app.views import action_event, public_view
 from engine import Match, Options, action_name
 from engine.actions import ANNOUNCE
+from tests.actors import my_turn, solo_table
+from tests.conftest import app_settings
 
 
 def match_with_announcement() -> Match:
@@ -131,3 +135,27 @@ def test_memory_storage_keeps_unfinished_matches_in_order() -> None:
         assert sorted(small.matches) == ["b", "c"]  # the oldest finished match is forgotten
 
     asyncio.run(scenario())
+
+
+async def cover_move_after_return() -> None:
+    settings = app_settings()
+    bots = BotRunner(settings)
+    await bots.start()
+    try:
+        table, client = await solo_table(Lobby(settings, bots, MemoryStorage()), "back",
+                                         Options.make("bulgarian"))
+        state = await my_turn(client)
+        assert table.match is not None
+        # A cover bot's move for seat 0, decided while Ana was away, lands after her return.
+        table.post(BotMove(state["version"], 0, table.match.legal_actions()[0], "cover"))
+        await table.submit(TakeBack(client))  # handled after the move: the queue is in order
+        assert table.version == state["version"]
+        await table.submit(PlayAction(client, "mine", state["version"],
+                                      state["view"]["legal_actions"][0]))
+        assert table.version == state["version"] + 1  # the turn was still Ana's
+    finally:
+        await bots.close()
+
+
+def test_a_cover_move_decided_before_the_player_came_back_is_dropped() -> None:
+    asyncio.run(asyncio.wait_for(cover_move_after_return(), 60))
