@@ -20,8 +20,13 @@ export function guest() {
   }
 }
 
+export const GUEST_FORGOTTEN = "belote:guest-forgotten";
+
+/** Drop the stored guest (its token was refused); the app re-renders on the event. */
 export function forgetGuest() {
+  if (localStorage.getItem(GUEST_KEY) === null) return; // nothing to forget: no re-render loop
   localStorage.removeItem(GUEST_KEY);
+  window.dispatchEvent(new Event(GUEST_FORGOTTEN));
 }
 
 /** Make a guest identity (a new name makes a new guest: names are part of the token). */

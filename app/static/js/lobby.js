@@ -10,6 +10,34 @@ const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 const REFRESH_MS = 4000;
 let variantsCache = null;
 
+// What the visitor typed in the lobby's forms, by control: a language or settings change
+// rebuilds the page, and the typing must survive it.  Cleared once it has been used.
+const draft = new Map();
+
+/** Keep `form`'s typed values in the draft (`keyOf(control)` names them, or skips one). */
+function keepDraft(form, keyOf = (el) => el.name || el.id) {
+  const keep = (event) => {
+    const el = event.target, key = keyOf(el);
+    if (key) draft.set(key, el.type === "checkbox" ? el.checked : el.value);
+  };
+  form.addEventListener("input", keep);
+  form.addEventListener("change", keep);
+}
+
+/** Put the draft's values back into the controls of `container`. */
+function restoreDraft(container, keyOf = (el) => el.name || el.id) {
+  for (const el of container.querySelectorAll("input, select")) {
+    const key = keyOf(el);
+    if (!key || !draft.has(key)) continue;
+    if (el.type === "checkbox") el.checked = draft.get(key);
+    else el.value = draft.get(key);
+  }
+}
+
+function clearDraft(prefix) {
+  for (const key of [...draft.keys()]) if (key.startsWith(prefix)) draft.delete(key);
+}
+
 /** The name card: who you are, and a field to pick (or change) a name. */
 export function nameCard(ctx, { onSaved, prompt } = {}) {
   const me = guest();
@@ -24,13 +52,14 @@ export function nameCard(ctx, { onSaved, prompt } = {}) {
     if (!name) return input.focus();
     try {
       await createGuest(name);
+      clearDraft("guest-name");
       ctx.refreshHeader();
       if (onSaved) onSaved();
     } catch (exc) {
       ctx.toast(exc);
     }
   };
-  return h("form.card.name-card", { onsubmit: save },
+  const form = h("form.card.name-card", { onsubmit: save },
     h("h2", {}, prompt || t("lobby.your_name")),
     me ? h("p.muted", {}, t("lobby.playing_as"), " ",
       h("strong", { "data-testid": "whoami" }, me.name)) : h("p.muted", {}, t("lobby.pick_name")),
@@ -38,6 +67,9 @@ export function nameCard(ctx, { onSaved, prompt } = {}) {
       h("button.btn.primary", { type: "submit", "data-testid": "save-name" },
         me ? t("lobby.rename") : t("lobby.save_name"))),
   );
+  keepDraft(form);
+  restoreDraft(form);
+  return form;
 }
 
 async function variants() {
@@ -94,10 +126,15 @@ function createForm(ctx) {
     h("details.house-rules", {}, h("summary", {}, t("lobby.house_rules")), rules),
     h("button.btn.primary.big", { type: "submit", "data-testid": "create", disabled: !me },
       t("lobby.create")));
+  // Draft keys "create:<name>"; a house rule's also carries the variant it belongs to.
+  const keyOf = (el) => el.name && `create:${el.name.startsWith("opt-") ? `${variant.value}:` : ""}${el.name}`;
+  keepDraft(form, keyOf);
+  restoreDraft(form, keyOf);
   let flags = {};
   const showRules = async () => {
     flags = (await variants())[variant.value];
     fill(rules, Object.entries(flags).map(([name, spec]) => flagControl(name, spec)));
+    restoreDraft(rules, keyOf);
   };
   variant.addEventListener("change", showRules);
   showRules().catch(ctx.toast);
@@ -111,12 +148,17 @@ function createForm(ctx) {
       private: data.private.checked,
       options: changedOptions(form, flags),
     };
+    const button = form.querySelector("[data-testid=create]");
+    if (button.disabled) return; // a request is in flight: a double click makes one table
+    button.disabled = true;
     try {
       const table = await api("POST", "/api/tables", body);
       await api("PUT", `/api/tables/${table.id}/seats/0`);
+      clearDraft("create:");
       ctx.navigate(`#/t/${table.id}`);
     } catch (exc) {
       ctx.toast(exc);
+      button.disabled = !guest();
     }
   });
   return form;

@@ -1,6 +1,6 @@
 // The app: header, settings, language, connection banner, and the hash router.
 
-import { api, forgetGuest, guest } from "./api.js";
+import { GUEST_FORGOTTEN, api, forgetGuest, guest } from "./api.js";
 import * as cards from "./cards.js";
 import { h, fill, storedFlag, storeFlag } from "./dom.js";
 import { LANGUAGES, language, onLanguageChange, preferredLanguage, setLanguage, t } from "./i18n.js";
@@ -12,6 +12,7 @@ const app = document.getElementById("app");
 const banner = document.getElementById("conn-banner");
 let cleanup = null;
 let onTable = false;
+let routeToken = 0; // bumped by each route(): an older one still awaiting must not draw
 
 /** Show a language or settings change: a table redraws in place (its socket stays). */
 function refresh() {
@@ -26,17 +27,16 @@ const ctx = {
     else location.hash = hash;
   },
   refreshHeader: () => header(),
-  forgetGuest() {
-    forgetGuest();
-    route();
-  },
+  forgetGuest, // the header and the page follow through GUEST_FORGOTTEN
+  /** The banner shows a lost connection: not the first connect (the table says it is
+   *  connecting), and a spinner only while the socket retries. */
   connection(status) {
-    const visible = !["connected", "idle"].includes(status);
+    const visible = !["connected", "idle", "connecting"].includes(status);
     banner.hidden = !visible;
     banner.dataset.status = status;
     if (!visible) return;
     const text = t(`conn.${status}`);
-    fill(banner, h("span.spinner"), h("span", {}, text),
+    fill(banner, status === "offline" ? h("span.spinner") : null, h("span", {}, text),
       status === "replaced" ? h("button.btn.ghost", { type: "button", onclick: () => route() }, t("conn.take_back")) : null);
   },
 };
@@ -60,13 +60,15 @@ function header() {
   document.querySelector(".api-link").textContent = t("nav.api");
 }
 
-async function history(kind, id) {
+async function history(kind, id, token) {
   const module = await import("./history.js");
+  if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay }[kind];
   return render(app, ctx, id);
 }
 
 async function route() {
+  const token = ++routeToken;
   if (cleanup) cleanup();
   cleanup = null;
   ctx.connection("idle");
@@ -86,13 +88,14 @@ async function route() {
         onTable = true;
       }
     } else if (kind === "history" || ((kind === "match" || kind === "replay") && id)) {
-      cleanup = (await history(kind === "history" ? "history" : kind, id)) || null;
+      const done = (await history(kind === "history" ? "history" : kind, id, token)) || null;
+      if (token === routeToken) cleanup = done;
     } else {
       cleanup = renderLobby(app, ctx);
     }
   } catch (exc) {
     console.error(exc);
-    fill(app, h("div.card.error", {}, t("error.page")));
+    if (token === routeToken) fill(app, h("div.card.error", {}, t("error.page")));
   }
 }
 
@@ -113,6 +116,10 @@ async function start() {
     refresh();
   });
   window.addEventListener("hashchange", route);
+  window.addEventListener(GUEST_FORGOTTEN, () => {
+    header();
+    route();
+  });
   await setLanguage(preferredLanguage()); // renders through onLanguageChange
 }
 

@@ -97,13 +97,19 @@ function cardEl(ctx, card, extra = { "data-card": card }) {
   return h("span.rcard", extra, ctx.cards.cardSvg(card, { fourColour: fourColour() }));
 }
 
+// Where the last replay stood: a re-render of the same route (a language or settings
+// change rebuilds the page) goes on from there instead of deal 1.
+let kept = { route: null, deal: 0, step: 0 };
+
 export function renderReplay(root, ctx, rawId) {
   const { t } = ctx;
-  const { id, deal: firstDeal } = splitRouteId(rawId);
+  const { id, deal: routeDeal } = splitRouteId(rawId);
+  const resumed = kept.route === rawId;
+  const firstDeal = resumed ? kept.deal : routeDeal;
   const view = h("section#replay.history-page.replay-page", { "aria-busy": "true" },
                  h("p.history-loading", {}, t("history.loading")));
   fill(root, view);
-  const state = { data: null, deal: firstDeal, step: 0 };
+  const state = { data: null, deal: firstDeal, step: resumed ? kept.step : 0 };
   let gone = false;
 
   const go = (deal, step) => {
@@ -112,6 +118,7 @@ export function renderReplay(root, ctx, rawId) {
     if (step > deals[deal].tricks.length && deal < deals.length - 1) { deal += 1; step = 0; }
     state.deal = deal;
     state.step = Math.max(0, Math.min(step, deals[deal].tricks.length));
+    kept = { route: rawId, deal: state.deal, step: state.step };
     draw();
   };
   const onKey = (event) => {
@@ -167,6 +174,7 @@ export function renderReplay(root, ctx, rawId) {
     if (gone) return;
     state.data = { ...data, seats: match.seats }; // the match's seats carry the players' ids
     state.deal = Math.min(state.deal, Math.max(0, data.deals.length - 1));
+    if (data.deals.length) state.step = Math.min(state.step, data.deals[state.deal].tricks.length);
     view.removeAttribute("aria-busy");
     start(state.data);
   }, (error) => {

@@ -24,10 +24,19 @@ export function seatName(table, seat) {
 
 /** The team the viewer plays for (team 0 when watching). */
 export function myTeam(frame) {
-  return frame.seat === null || frame.seat === undefined ? 0 : frame.seat % 2;
+  return watching(frame) ? 0 : frame.seat % 2;
 }
 
 /** "Ana & Ivo": the names of a team's two seats. */
 export function teamName(table, team) {
   return `${seatName(table, team)} & ${seatName(table, team + 2)}`;
+}
+
+export const watching = (frame) => frame.seat === null || frame.seat === undefined;
+
+/** What the viewer's team and the other are called: "Us"/"Them" for a player; for a
+ *  spectator, who has no team, the names of each team's seats (team 0 first). */
+export function teamLabels(frame) {
+  if (watching(frame)) return [teamName(frame.table, 0), teamName(frame.table, 1)];
+  return [t("score.us"), t("score.them")];
 }

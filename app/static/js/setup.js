@@ -12,8 +12,9 @@ function levelSelect(testid) {
     LEVELS.map((level) => h("option", { value: level, selected: level === "normal" }, t(`level.${level}`))));
 }
 
-/** The waiting-room panel; `act(promiseFn)` runs a REST call and reports its error. */
-export function setupPanel(frame, act) {
+/** The waiting-room panel; `act(promiseFn)` runs a REST call and reports its error;
+ *  `busy` while one runs (its buttons are then disabled). */
+export function setupPanel(frame, act, busy = false) {
   const { table } = frame;
   const id = table.id;
   const mine = frame.seat;
@@ -25,17 +26,17 @@ export function setupPanel(frame, act) {
     const controls = [];
     if (held.kind === "empty") {
       if (mine === null || mine === undefined) {
-        controls.push(h("button.btn.primary", { type: "button", "data-testid": "sit",
+        controls.push(h("button.btn.primary", { type: "button", "data-testid": "sit", disabled: busy,
           onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}`)) }, t("setup.sit")));
       }
-      controls.push(level, h("button.btn", { type: "button", "data-testid": "add-bot",
+      controls.push(level, h("button.btn", { type: "button", "data-testid": "add-bot", disabled: busy,
         onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}/bot`, { level: level.value })) },
       t("setup.add_bot")));
     } else if (held.kind === "bot") {
-      controls.push(h("button.btn.ghost", { type: "button", "data-testid": "remove-bot",
+      controls.push(h("button.btn.ghost", { type: "button", "data-testid": "remove-bot", disabled: busy,
         onclick: () => act(() => api("DELETE", `/api/tables/${id}/seats/${seat}/bot`)) }, t("setup.remove_bot")));
     } else if (seat === mine) {
-      controls.push(h("button.btn.ghost", { type: "button", "data-testid": "leave",
+      controls.push(h("button.btn.ghost", { type: "button", "data-testid": "leave", disabled: busy,
         onclick: () => act(() => api("DELETE", `/api/tables/${id}/seats/${seat}`)) }, t("setup.leave")));
     }
     return h(`li.slot.${held.kind}${seat === mine ? ".mine" : ""}`, { "data-seat-slot": seat },
@@ -63,10 +64,10 @@ export function setupPanel(frame, act) {
     h("p.muted", {}, t("setup.hint")),
     h("ol.slots", {}, [0, 1, 2, 3].map(slot)),
     h("div.row.fill", {}, fillLevel,
-      h("button.btn", { type: "button", "data-testid": "fill-bots", disabled: filled, onclick: () => act(fill) },
+      h("button.btn", { type: "button", "data-testid": "fill-bots", disabled: filled || busy, onclick: () => act(fill) },
         t("setup.fill_bots"))),
     h("div.row.share", {}, h("input", { readonly: true, value: link, "aria-label": t("setup.share") }),
       h("button.btn.ghost", { type: "button", onclick: copy }, t("setup.copy"))),
-    h("button.btn.primary.big.start", { type: "button", "data-testid": "start", disabled: !filled,
+    h("button.btn.primary.big.start", { type: "button", "data-testid": "start", disabled: !filled || busy,
       onclick: () => act(() => api("POST", `/api/tables/${id}/start`)) }, t("setup.start")));
 }

@@ -7,7 +7,8 @@ const FINAL_CLOSES = new Set([4001, 4003, 4004, 4009, 4400]); // reconnecting wo
 
 export class TableSocket {
   /** handlers: onFrame(msg), onStatus("connecting"|"connected"|"offline"),
-   *  onError(msg, resent), onClosed(code) for closes that end the session. */
+   *  onError(msg, resent), onClosed(code) for closes that end the session,
+   *  onClock(offset): the server's clock minus the browser's, in ms (from a ping). */
   constructor(tableId, token, handlers) {
     this.tableId = tableId;
     this.token = token;
@@ -39,7 +40,15 @@ export class TableSocket {
         this.attempt = 0;
         this.handlers.onStatus("connected");
         clearInterval(this.pinger);
-        this.pinger = setInterval(() => this.raw({ type: "ping", id: "p" }), PING_EVERY);
+        this.ping();
+        this.pinger = setInterval(() => this.ping(), PING_EVERY);
+        break;
+      case "pong":
+        // The server's time sits halfway through the round trip of our ping.
+        if (typeof msg.time === "number" && this.pingSent) {
+          this.handlers.onClock(msg.time - (this.pingSent + Date.now()) / 2);
+          this.pingSent = null;
+        }
         break;
       case "snapshot":
       case "event":
@@ -75,6 +84,10 @@ export class TableSocket {
     const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
     this.attempt += 1;
     this.retry = setTimeout(() => this.connect(), delay * (0.8 + 0.4 * Math.random()));
+  }
+
+  ping() {
+    if (this.raw({ type: "ping", id: "p" })) this.pingSent = Date.now();
   }
 
   raw(message) {

@@ -4,10 +4,11 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { contractLabel, declarationLabel, multiplierLabel } from "./labels.js";
-import { myTeam, seatName, seatPositions, teamName } from "./seats.js";
+import { myTeam, seatName, seatPositions, teamLabels, teamName, watching } from "./seats.js";
 
 function outcomeText(result, frame) {
   if (result.outcome === "redeal") return t("outcome.redeal");
+  if (watching(frame)) return t(`outcome.${result.outcome}.team`, { team: teamName(frame.table, result.bidder % 2) });
   const team = result.bidder % 2 === myTeam(frame) ? "us" : "them";
   return t(`outcome.${result.outcome}.${team}`);
 }
@@ -24,10 +25,11 @@ function sheet(frame) {
   const view = frame.view;
   const results = view ? view.results : [];
   const us = myTeam(frame);
+  const [mine, theirs] = teamLabels(frame);
   return h("div.sheet-wrap", {}, h("table.sheet", {},
     h("thead", {}, h("tr", {},
       h("th", {}, "#"), h("th", {}, t("sheet.contract")), h("th", {}, t("sheet.outcome")),
-      h("th.num", {}, t("score.us")), h("th.num", {}, t("score.them")), h("th.num", {}, t("sheet.hanging")))),
+      h("th.num", {}, mine), h("th.num", {}, theirs), h("th.num", {}, t("sheet.hanging")))),
     h("tbody", {}, results.map((r, index) => h(`tr.${r.outcome}`, { "data-deal": index },
       h("td", {}, index + 1), h("td", {}, contractCell(r, frame)), h("td", {}, outcomeText(r, frame)),
       h("td.num", {}, r.score[us]), h("td.num", {}, r.score[1 - us]),
@@ -39,12 +41,13 @@ function sheet(frame) {
 
 function breakdown(result, frame) {
   const us = myTeam(frame);
+  const [mine, theirs] = teamLabels(frame);
   const row = (key, values) => h("tr", {}, h("th", {}, t(key)),
     h("td.num", {}, values[us]), h("td.num", {}, values[1 - us]));
   const valat = result.valat === null || result.valat === undefined ? null
-    : h("p.valat", {}, t("summary.valat", { team: result.valat === us ? t("score.us") : t("score.them") }));
+    : h("p.valat", {}, t("summary.valat", { team: result.valat === us ? mine : theirs }));
   return [h("table.breakdown", {},
-    h("thead", {}, h("tr", {}, h("th"), h("th.num", {}, t("score.us")), h("th.num", {}, t("score.them")))),
+    h("thead", {}, h("tr", {}, h("th"), h("th.num", {}, mine), h("th.num", {}, theirs))),
     h("tbody", {}, row("summary.cards", result.card_points), row("summary.declarations", result.declarations),
       row("summary.belot", result.belot)),
     h("tfoot", {}, row("summary.score", result.score))), valat];
@@ -111,24 +114,27 @@ export function lastTrickContent(frame, onClose, settings) {
 }
 
 /** The end of the match: the winner, the final score, a rematch. */
-export function matchOver(frame, { onRematch, onScores, summary }) {
+export function matchOver(frame, { busy, onRematch, onScores, summary }) {
   const table = frame.table;
   const winner = table.winner;
   const us = myTeam(frame);
-  const seated = frame.seat !== null && frame.seat !== undefined;
+  const [mine, theirs] = teamLabels(frame);
+  const seated = !watching(frame);
   const totals = frame.view ? frame.view.totals : table.totals || [0, 0];
   const title = !seated ? t("over.team_wins", { names: teamName(table, winner) })
     : winner === us ? t("over.you_win") : t("over.you_lose");
   return h(`div#match-over.${seated && winner === us ? "won" : "lost"}`, {},
     h("div.trophy", { "aria-hidden": "true" }, "♠ ♥ ♣ ♦"),
     h("h2", {}, title),
-    h("p.final", {}, h("span", {}, `${t("score.us")} ${totals[us]}`), " — ",
-      h("span", {}, `${t("score.them")} ${totals[1 - us]}`)),
+    h("p.final", {}, h("span", {}, `${mine} ${totals[us]}`), " — ",
+      h("span", {}, `${theirs} ${totals[1 - us]}`)),
     table.forfeit ? h("p.muted", {}, t("over.forfeit", { name: seatName(table, table.forfeit.seat) })) : null,
-    summary ? dealSummary(frame, summary, "div.deal-summary") : null,
     h("div.row.center", {},
-      seated ? h("button.btn.primary.big", { type: "button", "data-testid": "rematch", onclick: onRematch },
+      seated ? h("button.btn.primary.big", { type: "button", "data-testid": "rematch", disabled: busy, onclick: onRematch },
         table.rematch ? t("over.join_rematch") : t("over.rematch")) : null,
       h("button.btn", { type: "button", onclick: onScores }, t("table.scores")),
-      h("a.btn", { href: "#/" }, t("nav.lobby"))));
+      h("a.btn", { href: "#/" }, t("nav.lobby"))),
+    // The last deal's summary comes after the buttons, folded: they stay above the fold.
+    summary ? h("details.last-deal", {}, h("summary", {}, t("over.last_deal")),
+      dealSummary(frame, summary, "div.deal-summary")) : null);
 }

@@ -5,20 +5,21 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardBack, cardSvg, sortHand, suitSymbol } from "./cards.js";
 import { actionLabel, callLabel, cardLabel, contractLabel, declarationLabel, multiplierLabel } from "./labels.js";
-import { myTeam, seatName, seatPositions } from "./seats.js";
+import { myTeam, seatName, seatPositions, teamLabels, watching } from "./seats.js";
 
 const CARD = /^[789TJQKA][CDHS]$/;
 const RING = 2 * Math.PI * 27;
 
 export const isCard = (action) => CARD.test(action);
 
-/** The countdown ring around the plate of a human whose turn it is. */
-function ring(frame) {
+/** The countdown ring around the plate of a human whose turn it is; `clockOffset` (the
+ *  server's clock minus the browser's) puts the server's deadline on the browser's clock. */
+function ring(frame, clockOffset) {
   const svgNS = "http://www.w3.org/2000/svg";
   const root = document.createElementNS(svgNS, "svg");
   root.setAttribute("viewBox", "0 0 60 60");
   root.setAttribute("class", "ring");
-  root.dataset.deadline = frame.deadline;
+  root.dataset.deadline = frame.deadline - clockOffset;
   root.dataset.total = frame.table.turn_seconds * 1000;
   const track = document.createElementNS(svgNS, "circle");
   const bar = document.createElementNS(svgNS, "circle");
@@ -59,7 +60,7 @@ function botIcon() {
   return icon;
 }
 
-function plate(frame, seat, position) {
+function plate(frame, seat, position, clockOffset) {
   const { table, view } = frame;
   const held = table.seats[seat];
   const team = seat % 2 === myTeam(frame) ? "us" : "them";
@@ -78,7 +79,7 @@ function plate(frame, seat, position) {
   const away = held.kind === "human" && (!held.connected || held.autoplay);
   return h(`div.plate.${team}.pos-${position}${toMove ? ".to-move" : ""}`,
     { "data-plate": seat },
-    h("div.avatar", {}, toMove && frame.deadline ? [ring(frame), h("span.seconds")] : null,
+    h("div.avatar", {}, toMove && frame.deadline ? [ring(frame, clockOffset), h("span.seconds")] : null,
       held.kind === "bot" ? botIcon() : h("span.initial", {}, (held.name || "?").slice(0, 1).toUpperCase())),
     h("div.plate-text", {},
       h("div.plate-name", {}, seatName(table, seat)),
@@ -204,9 +205,11 @@ export function matchScore(frame) {
   const totals = view ? view.totals : frame.table.totals || [0, 0];
   const target = view ? view.target : frame.table.options.target_score;
   const team = myTeam(frame);
-  return h("div#match-score.badge", {},
-    h("div.score-line", {}, h("span.label", {}, t("score.us")), h("strong.us", {}, totals[team])),
-    h("div.score-line", {}, h("span.label", {}, t("score.them")), h("strong.them", {}, totals[1 - team])),
+  const [mine, theirs] = teamLabels(frame);
+  return h(`div#match-score.badge${watching(frame) ? ".watching" : ""}`, {},
+    watching(frame) ? h("div.watching-tag", {}, t("table.watching")) : null,
+    h("div.score-line", {}, h("span.label", {}, mine), h("strong.us", {}, totals[team])),
+    h("div.score-line", {}, h("span.label", {}, theirs), h("strong.them", {}, totals[1 - team])),
     h("div.target.muted", {}, t("score.target", { target })),
     view && view.pool ? h("div.pool.muted", {}, t("score.hanging_pool", { points: view.pool })) : null);
 }
@@ -226,7 +229,7 @@ export function board(frame, ui) {
                                 disabled: !(frame.view && frame.view.tricks.length) }, t("table.last_trick")),
         h("button.btn.ghost", { type: "button", "data-testid": "open-scores", onclick: ui.onScores },
           t("table.scores")))),
-    seats.map((s) => plate(frame, s, positions[s])),
+    seats.map((s) => plate(frame, s, positions[s], ui.clockOffset)),
     seats.filter((s) => s !== frame.seat).map((s) => backs(frame.view, s, positions[s])),
     trickArea(frame, ui, positions),
     ui.center,

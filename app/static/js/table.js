@@ -35,21 +35,35 @@ function finishedTrick(previous, frame) {
   return null;
 }
 
+/** The state before `frame`'s card was played, that card gone from its hand and nobody to
+ *  move: shown while the finished trick stays in the middle, so the next turn (or deal)
+ *  does not appear, nor take clicks, under the old trick. */
+function heldFrame(before, frame) {
+  const { seat, action } = frame.event;
+  const card = action.replace("+belot", "");
+  const view = before.view;
+  const sizes = view.hand_sizes.map((count, s) => (s === seat ? Math.max(0, count - 1) : count));
+  return { ...before, turn: null, deadline: null,
+    view: { ...view, hand_sizes: sizes, legal_actions: [], hand: view.hand.filter((c) => c !== card) } };
+}
+
 export function renderTable(root, ctx, tableId) {
   const me = guest();
   const store = createStore();
   const ui = {
     focus: 0, keyboard: false, belotChoice: null, held: null,
-    seenTrickCards: new Set(), summary: null, overSummary: null,
+    seenTrickCards: new Set(), summary: null, overSummary: null, busy: false, clockOffset: 0,
   };
   let shown = null; // the frame on screen
   const queue = [];
   let pumping = false;
+  let closed = false; // the page was left: the pump stops, nothing draws any more
 
   const section = h("section#table", { "data-table-id": tableId, "data-status": "", "data-phase": "",
     "data-turn": "", "data-my-seat": "", "data-version": "", "data-deal": "" });
   const felt = h("div.felt");
-  const scoreDialog = h("dialog#score-sheet.dialog", { onclose: () => { ui.summary = null; } });
+  // The close event comes a task later: a summary reopened meanwhile keeps its content.
+  const scoreDialog = h("dialog#score-sheet.dialog", { onclose: () => { if (!scoreDialog.open) ui.summary = null; } });
   const trickDialog = h("dialog#last-trick.dialog");
   section.append(felt, scoreDialog, trickDialog);
   fill(root, section);
@@ -62,13 +76,17 @@ export function renderTable(root, ctx, tableId) {
   const socket = new TableSocket(tableId, me.token, {
     onFrame: (message) => store.receive(message),
     onStatus: (status) => store.setConnection(status),
+    onClock: (offset) => { ui.clockOffset = offset; },
     onError: (error, resent) => {
       ui.belotChoice = null;
       if (!(resent && error.code === "stale_version")) toast(error);
       render();
     },
     onClosed: (code) => {
-      if (code === 4003) ctx.forgetGuest();
+      if (code === 4003) { // a refused token: the page asks for a name again, no banner
+        ctx.forgetGuest();
+        return;
+      }
       if (code === 4004) fill(felt, h("div.panel.gone", {}, h("h2", {}, t("table.gone")), h("a.btn.primary", { href: "#/" }, t("nav.lobby"))));
       ctx.connection(code === 4001 ? "replaced" : "closed");
     },
@@ -86,24 +104,31 @@ export function renderTable(root, ctx, tableId) {
   async function pump() {
     if (pumping) return;
     pumping = true;
-    while (queue.length) {
+    while (queue.length && !closed) {
       const { previous, frame } = queue.shift();
-      const done = queue.length < CATCH_UP ? finishedTrick(previous || shown, frame) : null;
+      const before = previous || shown;
+      const done = queue.length < CATCH_UP ? finishedTrick(before, frame) : null;
       if (done) {
-        shown = frame;
+        shown = heldFrame(before, frame);
         ui.held = done;
+        ui.belotChoice = null;
         render();
         await sleep(HOLD_MS);
+        if (closed) break;
         const trick = section.querySelector("#trick");
         if (animations() && done.winner !== null && trick) {
           // The cards on screen slide to the winner (a transition needs the same elements).
           const positions = seatPositions(frame.seat, frame.table.options.table_direction);
           trick.classList.add(`sweep-${positions[done.winner]}`);
           await sleep(SWEEP_MS);
+          if (closed) break;
         }
         ui.held = null;
       }
       shown = frame;
+      if (ui.notice && frame.view && (frame.view.deal !== ui.notice.deal || frame.view.phase !== "auction")) {
+        clearNotice(); // it told of the redeal: it must not cover the play that follows
+      }
       const results = frame.event && frame.event.deal_results;
       if (results && results.length) {
         if (frame.table.status === "over") ui.overSummary = results;
@@ -115,11 +140,17 @@ export function renderTable(root, ctx, tableId) {
     pumping = false;
   }
 
-  /** A short message in the middle of the table, e.g. after a deal everyone passed. */
+  /** A short message in the middle of the table, e.g. after a deal everyone passed; it
+   *  lasts a moment, at most while the auction of the deal it was shown in goes on. */
   function notice(text) {
-    ui.notice = text;
+    ui.notice = { text, deal: shown.view ? shown.view.deal : null };
     clearTimeout(ui.noticeTimer);
-    ui.noticeTimer = setTimeout(() => { ui.notice = null; render(); }, 2500);
+    ui.noticeTimer = setTimeout(() => { clearNotice(); render(); }, 2500);
+  }
+
+  function clearNotice() {
+    ui.notice = null;
+    clearTimeout(ui.noticeTimer);
   }
 
   function send(action) {
@@ -143,10 +174,23 @@ export function renderTable(root, ctx, tableId) {
     }
   }
 
+  /** The score sheet: modal when asked for; a deal's summary opens beside the table
+   *  instead, since the next deal is already running and the turn must stay playable. */
   function openScores(summary = null) {
     ui.summary = summary;
     fill(scoreDialog, scoreSheetContent(shown, ui.summary, () => scoreDialog.close()));
-    if (!scoreDialog.open) scoreDialog.showModal();
+    if (summary) {
+      if (!scoreDialog.open) {
+        const focused = document.activeElement;
+        scoreDialog.show(); // moves the focus into the dialog: give it back to the table
+        if (focused && focused !== document.body) focused.focus();
+        else document.activeElement.blur();
+      }
+    } else if (!scoreDialog.matches(":modal")) {
+      if (scoreDialog.open) scoreDialog.close();
+      scoreDialog.showModal();
+    }
+    scoreDialog.classList.toggle("floating", !scoreDialog.matches(":modal"));
   }
 
   function openLastTrick() {
@@ -155,20 +199,26 @@ export function renderTable(root, ctx, tableId) {
     if (!trickDialog.open) trickDialog.showModal();
   }
 
-  async function rematch() {
-    try {
+  function rematch() {
+    return act(async () => {
       const table = await api("POST", `/api/tables/${tableId}/rematch`);
       ctx.navigate(`#/t/${table.id}`);
-    } catch (exc) {
-      toast(exc);
-    }
+    });
   }
 
+  /** One REST request at a time (a double click must not send it twice); the panel's
+   *  buttons are disabled while it runs. */
   async function act(call) {
+    if (ui.busy) return;
+    ui.busy = true;
+    render();
     try {
       await call();
     } catch (exc) {
       toast(exc);
+    } finally {
+      ui.busy = false;
+      render();
     }
   }
 
@@ -181,10 +231,10 @@ export function renderTable(root, ctx, tableId) {
       turn: frame.turn ?? "", mySeat: frame.seat ?? "", deal: view ? view.deal : "",
     });
     if (ui.focus >= (view ? view.hand.length : 0)) ui.focus = Math.max(0, (view ? view.hand.length : 1) - 1);
-    let center = ui.notice ? h("div.notice", { role: "status" }, ui.notice) : null;
-    if (table.status === "waiting") center = setupPanel(frame, act);
+    let center = ui.notice ? h("div.notice", { role: "status" }, ui.notice.text) : null;
+    if (table.status === "waiting") center = setupPanel(frame, act, ui.busy);
     else if ((table.status === "over" || table.status === "closed") && !ui.held) {
-      center = matchOver(frame, { onRematch: rematch, onScores: () => openScores(), summary: ui.overSummary });
+      center = matchOver(frame, { busy: ui.busy, onRematch: rematch, onScores: () => openScores(), summary: ui.overSummary });
     }
     const animate = animations();
     felt.className = `felt phase-${view ? view.phase : "waiting"} status-${table.status}${animate ? " animated" : ""}`;
@@ -194,11 +244,14 @@ export function renderTable(root, ctx, tableId) {
     }));
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
     if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close()));
+    if (trickDialog.open && view && view.tricks.length) {
+      fill(trickDialog, lastTrickContent(frame, () => trickDialog.close(), settings()));
+    }
   }
 
   function onKey(event) {
     if (!shown || !shown.view || event.target.closest("input, select, textarea")) return;
-    if (scoreDialog.open || trickDialog.open || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (section.querySelector("dialog:modal") || event.ctrlKey || event.metaKey || event.altKey) return;
     const count = shown.view.hand.length;
     const key = event.key;
     if ((key === "ArrowLeft" || key === "ArrowRight") && count) {
@@ -213,6 +266,8 @@ export function renderTable(root, ctx, tableId) {
     } else if (key === "Escape" && ui.belotChoice) {
       ui.belotChoice = null;
       render();
+    } else if (key === "Escape" && scoreDialog.open) {
+      scoreDialog.close(); // the summary beside the table is not modal: Escape is ours
     } else {
       const call = { p: "pass", c: "C", d: "D", h: "H", s: "S", n: "NT", a: "AT", x: "double", r: "redouble" }[key.toLowerCase()];
       if (call && shown.view.phase === "auction" && shown.view.legal_actions.includes(call)) send(call);
@@ -226,6 +281,8 @@ export function renderTable(root, ctx, tableId) {
   }, 250);
 
   return () => {
+    closed = true;
+    queue.length = 0;
     clearInterval(clock);
     clearTimeout(ui.noticeTimer);
     document.removeEventListener("keydown", onKey);
