@@ -287,7 +287,6 @@ class Table:
         self.version = 0
         self.forfeit: Forfeit | None = None
         self.rematch: Table | None = None  # the new table a finished match's players go to
-        self._rematched: set[str] = set()  # ids of the players seated there
         self.deadline: float | None = None  # wall-clock time the current human turn ends
         self.seed = secrets.randbits(63)
         self._services = services
@@ -574,17 +573,15 @@ class Table:
         new = self.rematch
         if new is None or new.status != WAITING:
             new = self.rematch = self._services.create(player, self.config)
-            self._rematched.clear()
             level = self._settings.cover_level
             for index, held in enumerate(self.seats):
                 if held.kind == "bot":
                     await new.submit(AddBot(player, index, held.level or level))
             new_id = new.id
             self._broadcast(lambda viewer: {"kind": "rematch", "table_id": new_id})
-        if player.id in self._rematched:  # asked twice: already there
+        if new.seats[seat].holds(player):  # asked twice: already there
             return new.info()
         result: TablePublic = await new.submit(SitDown(player, seat))
-        self._rematched.add(player.id)
         return result
 
     def resume(self, stored: StoredMatch) -> None:

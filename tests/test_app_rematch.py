@@ -55,6 +55,11 @@ def test_rematch_copies_the_table_and_brings_everyone_to_one_new_table(
     again = client.post(f"{url}/rematch", headers=rest.auth(ivo)).json()
     assert again["id"] == new["id"] and again["version"] == joined["version"]
     assert client.get(url).json()["rematch"] == new["id"]
+    # Leaving the new table and asking again seats him there again.
+    left = client.delete(f"/api/tables/{new['id']}/seats/2", headers=rest.auth(ivo))
+    assert left.status_code == 200 and left.json()["seats"][2]["kind"] == "empty"
+    back = client.post(f"{url}/rematch", headers=rest.auth(ivo)).json()
+    assert back["id"] == new["id"] and back["seats"][2]["name"] == "Ivo"
     rest.start(new["id"], ivo)
     assert client.get(f"/api/tables/{new['id']}").json()["status"] == "playing"
 
