@@ -1,17 +1,7 @@
-"""Tables: seats, the match, the version and the timers of each table, owned by one actor.
+"""The table actor: one table's seats, match, version and timers, changed by its own task.
 
-Every change (a seat taken, a card played, a bot's move, a turn timing out, a socket
-arriving or leaving) is a command on the table's queue, applied one at a time by the
-table's own asyncio task, like boardgame.io's master.  Nothing else writes a table, so
-there are no locks.  Each accepted command raises ``version`` by one; presence changes
-(sockets coming and going, a bot covering for an absent player) do not.
-
-Nothing here knows about HTTP or WebSockets: a socket is a :class:`Client` whose outbox
-the web layer drains, and refusals are :class:`TableError` with a code.
-
-A started match is its log (options, seed, accepted actions): :meth:`Table.resume`
-rebuilds it after a restart, and while the log cannot be written the table holds the
-action that failed and refuses others until a retried write gets through.
+How it works (one command at a time, the version, the log written before a move is
+applied, the restart) is told in the package's docstring, :mod:`app.tables`.
 """
 
 from __future__ import annotations
@@ -30,105 +20,51 @@ from engine import Action, IllegalActionError, Match, Options, parse_action, wri
 from engine.errors import UnknownActionError
 from engine.observation import Observation
 
-from .auth import Player
-from .bots import BotRunner
-from .config import Settings
-from .logs import MATCH_ID, TABLE_ID
-from .metrics import ACTION_BROADCAST, ACTIONS
-from .models import Forfeit, SeatPublic, TablePublic
-from .protocol import (
+from ..auth import Player
+from ..bots import BotRunner
+from ..config import Settings
+from ..logs import MATCH_ID, TABLE_ID
+from ..metrics import ACTION_BROADCAST, ACTIONS
+from ..models import Forfeit, TablePublic
+from ..protocol import (
     CLOSE_NO_TABLE,
     CLOSE_REPLACED,
     CLOSE_RESTART,
-    CLOSE_TOO_SLOW,
     Ack,
     Error,
     State,
 )
-from .storage import LoggedAction, Storage, StorageUnavailable, StoredMatch
-from .views import action_event, public_view
+from ..storage import LoggedAction, Storage, StorageUnavailable, StoredMatch
+from ..views import action_event, public_view
+from .clients import Client
+from .commands import (
+    AddBot,
+    Attach,
+    BotMove,
+    Command,
+    Detach,
+    Expire,
+    GraceOver,
+    LeaveSeat,
+    Logged,
+    PlayAction,
+    Rematch,
+    RemoveBot,
+    SitDown,
+    StartMatch,
+    Stop,
+    TakeBack,
+    TurnTimeout,
+)
+from .errors import TableError, shutting_down
+from .seats import Seat
 
-log = logging.getLogger(__name__)
+log = logging.getLogger(__package__)  # "app.tables", as operators see it (docs/operations.md)
 
 WAITING, PLAYING, OVER, CLOSED = "waiting", "playing", "over", "closed"
 ANSWERS_KEPT = 64  # per player: how many past action ids a repeat is still answered for
 RETRY_FIRST, RETRY_MAX = 0.1, 5.0  # seconds between retries of a failed storage write
 LOG_DOWN = "the match log cannot be written now; the table goes on once it can"
-
-
-class TableError(Exception):
-    """A refused command; ``status`` is the HTTP status the REST layer answers with."""
-
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Put in an outbox: the socket's writer closes the socket with this code."""
-
-    code: int
-    reason: str
-
-
-class Client:
-    """One socket's end of a table: who is there, and the queue the socket's writer drains.
-
-    Messages are queued already encoded, each built for this client alone.  A client that
-    stops reading is closed rather than allowed to grow the server's memory.
-    """
-
-    def __init__(self, player: Player, limit: int) -> None:
-        self.player = player
-        self.seat: int | None = None
-        self.outbox: asyncio.Queue[str | Close] = asyncio.Queue()
-        self.closed = False
-        self._limit = limit
-
-    def send(self, text: str) -> None:
-        if self.closed:
-            return
-        if self.outbox.qsize() >= self._limit:
-            self.close(CLOSE_TOO_SLOW, "too many unread messages")
-        else:
-            self.outbox.put_nowait(text)
-
-    def close(self, code: int, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            self.outbox.put_nowait(Close(code, reason))
-
-
-@dataclass(slots=True)
-class Seat:
-    kind: str = "empty"  # empty, human, bot
-    player: Player | None = None
-    level: str | None = None  # a bot's level
-    connected: bool = False
-    missed: int = 0  # turns in a row the timer played for this human
-    autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
-    returning: bool = False  # away since a restart: turns wait on the timer, not a bot
-    grace: asyncio.TimerHandle | None = None
-
-    @property
-    def covered(self) -> bool:
-        """A human seat whose turns a bot plays now: away, or asleep at the table."""
-        away = not self.connected and not self.returning
-        return self.kind == "human" and (self.autoplay or away)
-
-    def holds(self, player: Player) -> bool:
-        return self.player is not None and self.player.id == player.id
-
-    def public(self) -> SeatPublic:
-        return SeatPublic(
-            kind=self.kind,  # type: ignore[arg-type]
-            name=None if self.player is None else self.player.name,
-            level=self.level,  # type: ignore[arg-type]
-            connected=self.connected,
-            autoplay=self.autoplay,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,94 +87,6 @@ class Services:
     create: Callable[[Player, TableConfig], Table]  # the lobby's, for rematches
 
 
-# ------------------------------------------------------------------ commands
-
-
-@dataclass(frozen=True, slots=True)
-class SitDown:
-    player: Player
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class LeaveSeat:
-    player: Player
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class AddBot:
-    player: Player
-    seat: int
-    level: str
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveBot:
-    player: Player
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class StartMatch:
-    player: Player
-
-
-@dataclass(frozen=True, slots=True)
-class Rematch:
-    player: Player
-
-
-@dataclass(frozen=True, slots=True)
-class Attach:
-    client: Client
-
-
-@dataclass(frozen=True, slots=True)
-class Detach:
-    client: Client
-
-
-@dataclass(frozen=True, slots=True)
-class PlayAction:
-    client: Client
-    id: str
-    version: int
-    action: str
-
-
-@dataclass(frozen=True, slots=True)
-class TakeBack:
-    """The player asks to play again after the timer handed the seat to a bot."""
-
-    client: Client
-
-
-@dataclass(frozen=True, slots=True)
-class BotMove:
-    version: int
-    seat: int
-    action: Action
-    by: str  # bot, cover (player away), timeout
-
-
-@dataclass(frozen=True, slots=True)
-class TurnTimeout:
-    version: int
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class GraceOver:
-    player: Player
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class Logged:
-    """The retry task has written everything the storage refused: the table goes on."""
-
-
 @dataclass(frozen=True, slots=True)
 class Held:
     """An accepted action whose log write failed: applied once the write succeeds, and
@@ -248,29 +96,6 @@ class Held:
     action: Action
     by: str
     reply: tuple[Client, str] | None
-
-
-@dataclass(frozen=True, slots=True)
-class Stop:
-    """Server shutdown: the commands queued before this one are the last handled."""
-
-
-@dataclass(frozen=True, slots=True)
-class Expire:
-    """Close the table if it is still ``status``: a match never started, or long finished."""
-
-    status: str
-
-
-Command = (
-    SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
-    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Stop
-)
-
-
-def shutting_down() -> TableError:
-    """The refusal of a stopping server: 503, so clients retry after the restart."""
-    return TableError("shutting_down", "the server is restarting; try again shortly", 503)
 
 
 class Table:
@@ -959,59 +784,3 @@ class Table:
         for client in self._clients.values():
             if client is not skip:
                 client.send(self._state(client, "event", event_for(client.seat), info))
-
-
-class Lobby:
-    """Every live table by id; creates tables and forgets closed ones."""
-
-    def __init__(self, settings: Settings, bots: BotRunner, storage: Storage) -> None:
-        self.tables: dict[str, Table] = {}
-        self.stopping = False
-        self._services = Services(settings, bots, storage, self.discard, self.create)
-
-    def create(self, owner: Player, config: TableConfig) -> Table:
-        if self.stopping:
-            raise shutting_down()
-        if len(self.tables) >= self._services.settings.max_tables:
-            raise TableError("too_many_tables", "the server is full; try again later", 429)
-        table_id = secrets.token_urlsafe(9)  # unguessable: private tables are found by id
-        table = self.tables[table_id] = Table(table_id, config, owner, self._services)
-        return table
-
-    async def restore(self) -> None:
-        """Bring back every unfinished match from the log, as it was when the server stopped."""
-        for stored in await self._services.storage.load_unfinished():
-            meta, table = stored.meta, stored.meta["table"]
-            config = TableConfig(
-                name=table["name"],
-                options=Options.make(meta["variant"], **meta["options"]),
-                turn_seconds=table["turn_seconds"],
-                private=table["private"],
-                timeout_forfeits=table["timeout_forfeits"],
-            )
-            owner = Player(meta["owner"]["id"], meta["owner"]["name"])
-            restored = Table(stored.table_id, config, owner, self._services)
-            restored.resume(stored)
-            self.tables[stored.table_id] = restored
-
-    def get(self, table_id: str) -> Table:
-        if self.stopping:
-            raise shutting_down()
-        table = self.tables.get(table_id)
-        if table is None:
-            raise TableError("no_table", f"no table {table_id!r}", 404)
-        return table
-
-    def open_tables(self) -> list[Table]:
-        return [t for t in self.tables.values() if t.status == WAITING and not t.config.private]
-
-    def discard(self, table_id: str) -> None:
-        self.tables.pop(table_id, None)
-
-    async def stop(self, timeout: float | None = None) -> None:
-        """Shutdown: no new tables; every table finishes what it holds, all within
-        ``timeout`` seconds (the whole ``shutdown_timeout`` unless told)."""
-        self.stopping = True
-        budget = self._services.settings.shutdown_timeout if timeout is None else timeout
-        await asyncio.gather(*(table.stop(budget) for table in list(self.tables.values())))
-        self.tables.clear()

@@ -1,0 +1,122 @@
+"""What a table's actor is asked to do, one frozen dataclass a command, applied in order.
+
+The web layer sends the players' commands; the table posts itself the others, from its
+timers, its bots' decisions and its storage retries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import Action
+
+from ..auth import Player
+from .clients import Client
+
+# ------------------------------------------------------------------ from players
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveSeat:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    player: Player
+    seat: int
+    level: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartMatch:
+    player: Player
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    player: Player
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class PlayAction:
+    client: Client
+    id: str
+    version: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """The player asks to play again after the timer handed the seat to a bot."""
+
+    client: Client
+
+
+# ------------------------------------------------------------------ from the table itself
+
+
+@dataclass(frozen=True, slots=True)
+class BotMove:
+    version: int
+    seat: int
+    action: Action
+    by: str  # bot, cover (player away), timeout
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimeout:
+    version: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GraceOver:
+    player: Player
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """The retry task has written everything the storage refused: the table goes on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Server shutdown: the commands queued before this one are the last handled."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """Close the table if it is still ``status``: a match never started, or long finished."""
+
+    status: str
+
+
+Command = (
+    SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
+    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Stop
+)

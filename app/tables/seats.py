@@ -1,0 +1,39 @@
+"""The four seats of a table: who holds each, and whether a bot plays for them now."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from ..auth import Player
+from ..models import SeatPublic
+
+
+@dataclass(slots=True)
+class Seat:
+    kind: str = "empty"  # empty, human, bot
+    player: Player | None = None
+    level: str | None = None  # a bot's level
+    connected: bool = False
+    missed: int = 0  # turns in a row the timer played for this human
+    autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
+    returning: bool = False  # away since a restart: turns wait on the timer, not a bot
+    grace: asyncio.TimerHandle | None = None
+
+    @property
+    def covered(self) -> bool:
+        """A human seat whose turns a bot plays now: away, or asleep at the table."""
+        away = not self.connected and not self.returning
+        return self.kind == "human" and (self.autoplay or away)
+
+    def holds(self, player: Player) -> bool:
+        return self.player is not None and self.player.id == player.id
+
+    def public(self) -> SeatPublic:
+        return SeatPublic(
+            kind=self.kind,  # type: ignore[arg-type]
+            name=None if self.player is None else self.player.name,
+            level=self.level,  # type: ignore[arg-type]
+            connected=self.connected,
+            autoplay=self.autoplay,
+        )
