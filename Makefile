@@ -14,7 +14,9 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: run test lint bench screenshots clean
 
-$(STAMP): pyproject.toml
+# The install also compiles ai/_solver.c (the hard bot's exact search), so a change to it
+# reinstalls.
+$(STAMP): pyproject.toml ai/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet pip==26.3
 	$(BIN)/pip install --quiet -e '.[dev]'

@@ -5,6 +5,10 @@ under best play and whether a team takes every trick; those are turned into what
 deal would add to each team's score (contract made or failed, rounding, declarations,
 belots, valat, doubling) and averaged, so the card chosen is the best for the contract,
 not the one that grabs most points.
+
+With the compiled search (ai/_solver.c) every sample is solved to the end of the deal,
+from the first trick; without it, only from :data:`EXACT_TRICKS` tricks left, and
+earlier positions are searched :data:`HORIZON` tricks ahead and estimated beyond.
 """
 
 from __future__ import annotations
@@ -34,20 +38,24 @@ from engine.observation import Observation
 from engine.scoring import Tally, card_total, score_deal
 
 from .bidding import hard_call
-from .inference import infer, sample
+from .inference import Knowledge, infer, sample
 from .normal import normal_card
-from .solver import SearchTimeout, Solver, split
+from .solver import NATIVE, SearchTimeout, Solver, split
 from .view import Level, View
 
 DEFAULT_BUDGET_S = 1.0
 MIN_SAMPLES = 4  # before the samples may stop early because they agree
 MAX_SAMPLES = 10
+# Without the compiled search (ai/_solver.c, see ai/solver.py) whole deals cost seconds:
 EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
 HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
 # Share of the budget the search may use: the rest absorbs the bookkeeping and a busy
 # machine descheduling the process, so that the decision stays under the cap.
 SAFETY = 0.4
+# When no whole deal was solved by then (rare, on the first trick): the share the
+# look-ahead search gets on top, so that the card still comes from samples.
+RESCUE = 0.1
 
 
 class HardBot(Level):
@@ -65,17 +73,35 @@ class HardBot(Level):
         fallback = normal_card(view, obs.declarer)
         if view.legal & (view.legal - 1) == 0:
             return fallback
-        deadline = start + self.budget_s * SAFETY
         knowledge = infer(obs)
-        left = 8 - len(obs.tricks)
-        exact = left <= EXACT_TRICKS
-        solver = Solver(view.contract, obs.options, 8 if exact else HORIZON, deadline)
-        most = MAX_SAMPLES if exact else HORIZON_SAMPLES
         scorer = _Scorer(obs)
+        deadline = start + self.budget_s * SAFETY
+        done = 0
+        if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
+            solver = Solver(view.contract, obs.options, 8, deadline)
+            totals, done = self._average(obs, view, knowledge, scorer, solver, MAX_SAMPLES)
+            deadline += self.budget_s * RESCUE
+        if not done:  # too early for whole deals, or none solved in time: look ahead
+            solver = Solver(view.contract, obs.options, HORIZON, deadline)
+            totals, done = self._average(obs, view, knowledge, scorer, solver,
+                                         HORIZON_SAMPLES)
+        if not done:
+            return fallback
+        k = view.contract
+        return max(totals, key=lambda c: (totals[c], c == fallback, -POINTS[k][c],
+                                          -STRENGTH[k][c]))
+
+    def _average(
+        self, obs: Observation, view: View, knowledge: Knowledge, scorer: _Scorer,
+        solver: Solver, most: int,
+    ) -> tuple[dict[Card, float], int]:
+        """Each legal card's total score over the samples solved before the solver's
+        deadline (at most ``most``; fewer once every sample agrees), and their number."""
         totals = dict.fromkeys(cards_of(view.legal), 0.0)
         agreed = set(totals)
         done = 0
-        while done < most and time.perf_counter() < deadline:
+        assert solver.deadline is not None
+        while done < most and time.perf_counter() < solver.deadline:
             if done >= MIN_SAMPLES and len(agreed) == 1:
                 break
             hands = sample(knowledge, self.rng)
@@ -90,11 +116,7 @@ class HardBot(Level):
             for card, s in scores.items():
                 totals[card] += s
             done += 1
-        if not done:
-            return fallback
-        k = view.contract
-        return max(totals, key=lambda c: (totals[c], c == fallback, -POINTS[k][c],
-                                          -STRENGTH[k][c]))
+        return totals, done
 
 
 class _Scorer:

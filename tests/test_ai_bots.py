@@ -6,7 +6,10 @@ import pickle
 import random
 from typing import Any
 
-from ai import LEVELS, decide, make_bot
+import pytest
+
+from ai import LEVELS, decide, hard, make_bot
+from ai.solver import SearchTimeout, Solver
 from engine.actions import BID, PASS
 from engine.match import Match
 from engine.observation import Observation
@@ -90,6 +93,31 @@ def test_hard_is_deterministic_for_a_seed() -> None:
         match.apply_action(action)
         seen += 1
     assert seen == 40
+
+
+def test_hard_looks_ahead_when_no_whole_deal_is_solved_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The exact search times out on every sample (a slow machine on the first trick):
+    # the card must still come from sampled deals, searched a few tricks ahead.
+    horizons: list[int] = []
+
+    class Slow(Solver):
+        def move_values(self, *args: Any, **kwargs: Any) -> dict[int, int]:
+            horizons.append(self.horizon)
+            if self.horizon == 8:
+                raise SearchTimeout
+            return super().move_values(*args, **kwargs)
+
+    monkeypatch.setattr(hard, "NATIVE", True)
+    monkeypatch.setattr(hard, "Solver", Slow)
+    deck = list(range(32))
+    random.Random(3).shuffle(deck)
+    obs = first_card_observation(deck)
+    action = decide("hard", obs, seed=5, budget_s=60)
+    assert action in obs.legal_actions
+    assert horizons[0] == 8  # one sample tried whole, then only look-ahead ones
+    assert len(horizons) > 1 and set(horizons[1:]) == {hard.HORIZON}
 
 
 def test_unknown_level_is_refused() -> None:

@@ -1,12 +1,17 @@
-"""The double-dummy solver against exhaustive search on random endgames."""
+"""The double-dummy solver against exhaustive search on random endgames, and its
+compiled search (ai/_solver.c) against the Python one and the engine's rules."""
 
 from __future__ import annotations
 
+import itertools
 import random
+import time
 
-from ai.solver import Solver, distinct_moves, split, valat_weight
+import pytest
+
+from ai.solver import NATIVE, SearchTimeout, Solver, distinct_moves, split, valat_weight
 from engine.cards import BEATS, POINTS, Mask, cards_of, parse_card
-from engine.deal import legal_cards
+from engine.deal import legal_cards, trick_state
 from engine.options import Options
 from engine.scoring import LAST_TRICK
 
@@ -61,12 +66,21 @@ def rest(hands: list[Mask], trick: list[int], contract: int) -> int:
     return sum(POINTS[contract][c] for c in cards_of(cards)) + LAST_TRICK
 
 
-OPTIONS = [Options.make("bulgarian"), Options.make("classic"),
-           Options.make("classic", undertrump_on_opponent_ruff="optional",
-                        partner_ruff_no_undertrump=False)]
+# Every set of the rules that change which cards may be played.
+OPTIONS = [Options.make("bulgarian")] + [
+    Options.make("classic", undertrump_on_opponent_ruff=under, partner_ruff_no_undertrump=no)
+    for under, no in itertools.product(("compulsory", "optional"), (True, False))
+]
 
 
-def test_solver_matches_exhaustive_search_on_endgames() -> None:
+def test_the_compiled_search_is_built() -> None:
+    # `make test` installs the package with its C extension (a C compiler is part of this
+    # machine); without it the tests below would only check the Python search.
+    assert NATIVE
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["python", "compiled"])
+def test_solver_matches_exhaustive_search_on_endgames(native: bool) -> None:
     rng = random.Random(2024)
     checked = valats = 0
     for n in range(400):
@@ -74,7 +88,7 @@ def test_solver_matches_exhaustive_search_on_endgames() -> None:
         contract = rng.randrange(4 if options.classic else 6)
         hands, trick, leader = endgame(rng, 2 + n % 2 if n % 10 else 4)
         taken = n % 4  # no trick taken yet, only by team 0, only by team 1, by both
-        solver = Solver(contract, options)
+        solver = Solver(contract, options, native=native)
         expected = brute(list(hands), list(trick), leader, contract, options, taken)
         assert solver.value(hands, trick, leader, taken) == expected
         seat = (leader + len(trick)) % 4
@@ -119,3 +133,71 @@ def test_a_valat_is_told_apart_from_taking_every_point() -> None:
     assert split(solver.value(hands, [], 0, taken=0b11), left) == (left, None)
     # Team 1 took every trick so far and now loses one: no valat either way.
     assert split(solver.value(hands, [], 0, taken=0b10), left) == (left, None)
+
+
+def test_compiled_and_python_searches_agree_on_larger_positions() -> None:
+    rng = random.Random(77)
+    for n in range(60):
+        options = OPTIONS[n % len(OPTIONS)]
+        contract = rng.randrange(4 if options.classic else 6)
+        hands, trick, leader = endgame(rng, 4 + n % 2)
+        taken = rng.randrange(4)
+        python = Solver(contract, options, native=False)
+        compiled = Solver(contract, options, native=True)
+        assert (compiled.move_values(hands, trick, leader, taken)
+                == python.move_values(hands, trick, leader, taken))
+        assert compiled.value(hands, trick, leader, taken) == python.value(
+            hands, trick, leader, taken)
+        # The same search, so the same positions visited (the compiled cache only forgets
+        # entries when it is full, which these positions are far from).
+        assert compiled.nodes == python.nodes
+
+
+def test_compiled_rule_of_legal_cards_is_the_engines() -> None:
+    rng = random.Random(8)
+    checked = 0
+    for options, contract in itertools.product(OPTIONS, range(6)):
+        if options.classic and contract > 3:
+            continue
+        core = Solver(contract, options, native=True)._core
+        assert core is not None
+        for _ in range(300):
+            hands, trick, leader = endgame(rng, rng.randrange(1, 8))
+            seat = (leader + len(trick)) % 4
+            win_seat, win_card, _ = trick_state(trick, leader, contract)
+            partner = bool(trick) and (win_seat - seat) % 2 == 0
+            assert core.legal(hands[seat], trick, win_card, partner) == legal_cards(
+                hands[seat], trick, win_card, partner, contract, options)
+            checked += 1
+    assert checked == 300 * 4 * 4 + 300 * 6
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["python", "compiled"])
+def test_a_passed_deadline_voids_the_search_and_keeps_nothing_of_it(native: bool) -> None:
+    hands, trick, leader = endgame(random.Random(1), 6)
+    solver = Solver(0, OPTIONS[0], deadline=time.perf_counter(), native=native)
+    with pytest.raises(SearchTimeout):
+        solver.move_values(hands, trick, leader)
+    solver.deadline = None
+    assert solver.move_values(hands, trick, leader) == Solver(
+        0, OPTIONS[0], native=native).move_values(hands, trick, leader)
+
+
+def test_compiled_search_refuses_impossible_positions() -> None:
+    core = Solver(0, OPTIONS[0], native=True)._core
+    assert core is not None
+    hand = 0b111
+    with pytest.raises(ValueError, match="two places"):
+        core.search([hand, hand, 0, 0], [], 0, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError, match="two places"):
+        core.search([hand, 0, 0, 0], [1], 0, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError, match="not in the hand"):
+        core.play([hand, 1 << 8, 1 << 16, 1 << 24], [], 0, 0, 5, -1000, 1000, -1.0)
+    with pytest.raises(ValueError):
+        core.search([hand, 0, 0], [], 0, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError):
+        core.search([1 << 32, 0, 0, 0], [], 0, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError):
+        core.search([hand, 0, 0, 0], [8, 9, 10, 11], 0, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError):
+        core.search([hand, 0, 0, 0], [], 4, 0, -1000, 1000, -1.0)
