@@ -5,19 +5,18 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /srv
 
-# The package is installed with its C extension (the hard bot's exact search, built with
-# gcc, which is removed again), then its sources are deleted, so that the installed copy
-# is the one imported from here.
-COPY pyproject.toml README.md ./
+# Installed in place, as `make run` does, so that the C extension (the hard bot's exact
+# search, built here with gcc, which is removed again) lands beside the sources that
+# /srv imports.
+COPY pyproject.toml setup.py README.md ./
 COPY engine engine
 COPY ai ai
 COPY app app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
- && pip install --quiet pip==26.3 && pip install --quiet . \
- && rm -rf engine ai app build ./*.egg-info \
+ && pip install --quiet pip==26.3 && pip install --quiet -e . \
  && python -c "import sys, ai.solver; sys.exit(not ai.solver.NATIVE)" \
- && apt-get purge -y --auto-remove gcc libc6-dev && rm -rf /var/lib/apt/lists/*
+ && apt-get purge -y --auto-remove gcc libc6-dev && rm -rf /var/lib/apt/lists/* build
 
 COPY alembic.ini ./
 COPY migrations migrations

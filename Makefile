@@ -16,7 +16,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # The install also compiles ai/_solver.c (the hard bot's exact search), so a change to it
 # reinstalls.
-$(STAMP): pyproject.toml ai/_solver.c
+$(STAMP): pyproject.toml setup.py ai/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet pip==26.3
 	$(BIN)/pip install --quiet -e '.[dev]'
