@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+import httpx2
 from websockets.asyncio.client import ClientConnection, connect
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
@@ -63,7 +63,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def open_table(http: httpx.AsyncClient, level: str, index: int,
+async def open_table(http: httpx2.AsyncClient, level: str, index: int,
                      turn_seconds: float) -> tuple[str, str]:
     """A table of one guest in seat 0 and three bots of ``level``; returns (id, token)."""
     guest = (await http.post("/api/guests", json={"name": f"load{index}"})).json()
@@ -121,8 +121,8 @@ async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
     rng = random.Random(1)
     results = {"normal": Results(), "hard": Results()}
     measuring, stop = asyncio.Event(), asyncio.Event()
-    limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits,
+    limits = httpx2.Limits(max_connections=50)
+    async with httpx2.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits,
                                  timeout=30) as http:
         base_rss = rss_kib(server_pid)
         plan = [("normal", i) for i in range(args.tables)]
@@ -203,9 +203,9 @@ def main() -> None:
         deadline = time.monotonic() + 30
         while True:
             try:
-                httpx.get(f"http://{HOST}:{port}/api/health", timeout=1)
+                httpx2.get(f"http://{HOST}:{port}/api/health", timeout=1)
                 break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("the server did not start") from None
                 time.sleep(0.1)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import uvicorn
 from fastapi import FastAPI
@@ -80,9 +80,9 @@ def live() -> Iterator[LiveServer]:
 
 
 class Rest:
-    """The REST calls a test table needs, over TestClient or a real httpx client."""
+    """The REST calls a test table needs, over TestClient or a real httpx2 client."""
 
-    def __init__(self, http: httpx.Client) -> None:
+    def __init__(self, http: httpx2.Client) -> None:
         self.http = http
 
     def guest(self, name: str) -> dict[str, str]:
@@ -126,5 +126,5 @@ def rest(client: TestClient) -> Rest:
 
 @pytest.fixture(scope="module")
 def live_rest(live: LiveServer) -> Iterator[Rest]:
-    with httpx.Client(base_url=live.http) as http:
+    with httpx2.Client(base_url=live.http) as http:
         yield Rest(http)

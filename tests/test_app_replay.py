@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from app.db.repository import Repository
@@ -20,7 +20,7 @@ from .test_db_support import LiveMatch, play_logged, run
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
 
-async def get_replay(client: httpx.AsyncClient, match_id: str) -> dict[str, Any]:
+async def get_replay(client: httpx2.AsyncClient, match_id: str) -> dict[str, Any]:
     response = await client.get(f"/api/matches/{match_id}/replay")
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
@@ -81,7 +81,7 @@ def check_against_engine(frames: dict[str, Any], live: LiveMatch) -> None:
 def test_frames_of_a_played_match_agree_with_the_engine(
     db_url: str, variant: str, seed: int
 ) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         live = await play_logged(repo, "done", Options.make(variant), seed=seed)
         frames = await get_replay(client, "done")
         assert frames["winner"] is not None
@@ -97,7 +97,7 @@ def test_frames_of_a_played_match_agree_with_the_engine(
 
 
 def test_an_unfinished_deal_is_left_out(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         live = await play_logged(repo, "mid", Options.make("bulgarian"), seed=2, stop_after=60)
         finished = len(live.match.results)
         assert 0 < finished < len(live.match.deals)
@@ -116,7 +116,7 @@ def pass_the_first_deal(match: Match, rng: random.Random) -> Action:
 
 
 def test_a_thrown_in_deal_shows_its_auction_and_first_cards(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         live = await play_logged(repo, "redeal", Options.make("classic"), seed=3,
                                  choose=pass_the_first_deal)
         frames = await get_replay(client, "redeal")
@@ -130,7 +130,7 @@ def test_a_thrown_in_deal_shows_its_auction_and_first_cards(db_url: str) -> None
 
 
 def test_unknown_match_is_404(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         response = await client.get("/api/matches/nope/replay")
         assert response.status_code == 404
         assert response.json()["detail"]["code"] == "match_not_found"

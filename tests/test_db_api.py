@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi import FastAPI
 
@@ -63,21 +63,21 @@ async def with_client(url: str, body: Any) -> None:
     app.state.database = db
     try:
         repo = Repository(db)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
             await body(client, repo)
     finally:
         await db.dispose()
 
 
-async def ids(client: httpx.AsyncClient, **params: Any) -> list[str]:
+async def ids(client: httpx2.AsyncClient, **params: Any) -> list[str]:
     response = await client.get("/api/matches", params=params)
     assert response.status_code == 200, response.text
     return [m["id"] for m in response.json()["items"]]
 
 
 def test_list_filters(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         await build(repo)
         assert await ids(client) == ["E", "D", "C", "B", "A"]
         assert await ids(client, player="p-ivo") == ["E", "C", "B", "A"]
@@ -99,7 +99,7 @@ def test_list_filters(db_url: str) -> None:
 
 
 def test_cursor_pagination_walks_every_match_once(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         await build(repo)
         for limit in (1, 2, 3, 5):
             seen: list[str] = []
@@ -119,7 +119,7 @@ def test_cursor_pagination_walks_every_match_once(db_url: str) -> None:
 
 
 def test_match_detail(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         await build(repo)
         a = (await client.get("/api/matches/A")).json()
         assert a["totals"] == [151, 80] and a["winner"] == 0 and a["end_reason"] == "won"
@@ -136,7 +136,7 @@ def test_match_detail(db_url: str) -> None:
 
 
 def test_player_stats(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         await build(repo)
         ana = (await client.get("/api/players/p-ana/stats")).json()
         assert ana["name"] == "Ana"
@@ -164,7 +164,7 @@ def test_player_stats(db_url: str) -> None:
 
 
 def test_record_shows_only_finished_deals(db_url: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         options = Options.make("bulgarian")
         done = await play_logged(repo, "done", options, seed=2)
         mid = await play_logged(repo, "mid", options, seed=2, stop_after=60)
@@ -189,7 +189,7 @@ def test_record_shows_only_finished_deals(db_url: str) -> None:
     ],
 )
 def test_unknown_ids_are_404(db_url: str, path: str, code: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         response = await client.get(path)
         assert response.status_code == 404
         assert response.json()["detail"]["code"] == code
@@ -212,7 +212,7 @@ def test_unknown_ids_are_404(db_url: str, path: str, code: str) -> None:
     ],
 )
 def test_bad_filters_are_422(db_url: str, params: dict[str, Any]) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         response = await client.get("/api/matches", params=params)
         assert response.status_code == 422, response.text
         assert "detail" in response.json()
@@ -222,7 +222,7 @@ def test_bad_filters_are_422(db_url: str, params: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("path", ["/api/matches", "/api/matches/any/replay"])
 def test_unreachable_database_is_503(path: str) -> None:
-    async def body(client: httpx.AsyncClient, repo: Repository) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
         response = await client.get(path)
         assert response.status_code == 503
         assert response.json()["detail"]["code"] == "storage_unavailable"

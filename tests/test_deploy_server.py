@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
@@ -73,10 +73,10 @@ class Deployed:
                 sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port),
                 env=self.env, cwd=self.log.parent, stderr=log,
             )
-        async with httpx.AsyncClient(base_url=self.http) as http:
+        async with httpx2.AsyncClient(base_url=self.http) as http:
             while True:
                 assert self.process.returncode is None, self.log.read_text()
-                with contextlib.suppress(httpx.TransportError):
+                with contextlib.suppress(httpx2.TransportError):
                     if (await http.get("/healthz")).status_code == 200:
                         return
                 await asyncio.sleep(0.05)
@@ -98,7 +98,7 @@ async def running(server: Deployed) -> AsyncIterator[Deployed]:
 
 async def new_match(server: Deployed) -> tuple[str, str, ClientConnection]:
     """A started table: the human at SEAT over a socket, easy bots elsewhere."""
-    async with httpx.AsyncClient(base_url=server.http) as http:
+    async with httpx2.AsyncClient(base_url=server.http) as http:
         guest = (await http.post("/api/guests", json={"name": "Ana"})).json()
         auth = {"Authorization": f"Bearer {guest['token']}"}
         created = await http.post("/api/tables", json={"name": "deploy"}, headers=auth)
@@ -153,7 +153,7 @@ async def smoke(pg_url: str, tmp_path: Path) -> None:
         table_id, _, ws = await new_match(server)
         state = await play(ws, random.Random(3), until=40)  # several tricks, or the end
         assert state["version"] >= 40 or state["table"]["status"] == "over"
-        async with httpx.AsyncClient(base_url=server.http) as http:
+        async with httpx2.AsyncClient(base_url=server.http) as http:
             assert (await http.get("/readyz")).json() == {"status": "ready"}
             exposed = (await http.get("/metrics")).text
         await ws.close()
@@ -181,7 +181,7 @@ async def readiness(pg_url: str, tmp_path: Path) -> None:
     behind = url.set(host="127.0.0.1", port=proxy.port).render_as_string(False)
     server = Deployed(behind, tmp_path / "server.log")
     try:
-        async with running(server), httpx.AsyncClient(base_url=server.http) as http:
+        async with running(server), httpx2.AsyncClient(base_url=server.http) as http:
 
             async def ready_is(status: int) -> dict[str, Any]:
                 while (response := await http.get("/readyz")).status_code != status:

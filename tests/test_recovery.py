@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from websockets.asyncio.client import ClientConnection, connect
 
 from app.db.repository import Repository
@@ -67,10 +67,10 @@ class Server:
             sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port),
             env=self.env, cwd=self.cwd,
         )
-        async with httpx.AsyncClient(base_url=self.http) as http:
+        async with httpx2.AsyncClient(base_url=self.http) as http:
             while True:
                 assert self.process.returncode is None, "the server exited"
-                with contextlib.suppress(httpx.TransportError):
+                with contextlib.suppress(httpx2.TransportError):
                     if (await http.get("/api/health")).status_code == 200:
                         return
                 await asyncio.sleep(0.05)
@@ -147,7 +147,7 @@ async def crash_and_resume(database_url: str, cwd: Path) -> None:
     server = Server(database_url, cwd)
     rng = random.Random(7)
     async with running(server):
-        async with httpx.AsyncClient(base_url=server.http) as http:
+        async with httpx2.AsyncClient(base_url=server.http) as http:
             guest = (await http.post("/api/guests", json={"name": "Ana"})).json()
             auth = {"Authorization": f"Bearer {guest['token']}"}
             table_id = (await http.post("/api/tables", json={"name": "crash"},
@@ -179,7 +179,7 @@ async def crash_and_resume(database_url: str, cwd: Path) -> None:
         final = await play(ws, rng, until=None, pending=after)
         await ws.close()
 
-        async with httpx.AsyncClient(base_url=server.http) as http:
+        async with httpx2.AsyncClient(base_url=server.http) as http:
             record = (await http.get(f"/api/matches/{table_id}/record")).json()
             detail = (await http.get(f"/api/matches/{table_id}")).json()
     await check_record_replays(record, detail, final, cwd)

@@ -16,7 +16,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-import httpx
+import httpx2
 from playwright.sync_api import Page
 
 from tests.conftest import Rest
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def open_tables(server: Server) -> None:
     """Tables of other guests waiting for players, for the lobby's list."""
-    with httpx.Client(base_url=server.http) as http:
+    with httpx2.Client(base_url=server.http) as http:
         rest = Rest(http)
         for owner, name, variant in OPEN_TABLES:
             guest = rest.guest(owner)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
@@ -50,8 +50,8 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="package")
-def rest(server: Server) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.http, timeout=TIMEOUT_MS / 1000) as client:
+def rest(server: Server) -> Iterator[httpx2.Client]:
+    with httpx2.Client(base_url=server.http, timeout=TIMEOUT_MS / 1000) as client:
         yield client
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2
 from playwright.sync_api import Browser, BrowserContext, ViewportSize, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,8 +107,8 @@ def wait_until_up(server: Server) -> None:
     while time.monotonic() < give_up:
         if server.process.poll() is not None:
             raise RuntimeError(f"the server exited at start:\n{server.output()}")
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"{server.http}/healthz", timeout=2).status_code == 200:
+        with contextlib.suppress(httpx2.TransportError):
+            if httpx2.get(f"{server.http}/healthz", timeout=2).status_code == 200:
                 return
         time.sleep(0.05)
     raise RuntimeError(f"the server did not answer in {SERVER_START} s:\n{server.output()}")

@@ -3,7 +3,7 @@ history lists it, its page shows the deals and the chart, the replay steps throu
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -19,7 +19,7 @@ REPLAY_TRICK = """() => [...document.querySelectorAll('#replay-trick [data-card]
 
 
 def test_a_finished_match_is_listed_and_replays_trick_by_trick(page: Page,
-                                                                rest: httpx.Client) -> None:
+                                                                rest: httpx2.Client) -> None:
     sign_in(page, "Ana")
     table_id = start_with_bots(page, target_score="1")
     play_until(page, lambda state: state.status == "over")

@@ -3,7 +3,7 @@ click, a language switch over typed values, a refused token."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -48,7 +48,7 @@ def test_the_deal_summary_leaves_the_next_deal_playable_by_keyboard(page: Page) 
 
 
 def test_a_double_click_creates_one_table_and_fills_the_seats_once(page: Page,
-                                                                    rest: httpx.Client) -> None:
+                                                                    rest: httpx2.Client) -> None:
     sign_in(page, "Ana")
     form = page.locator("#create-table")
     form.locator("input[name=name]").fill("Double click")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -38,7 +38,7 @@ def translations(lang: str) -> dict[str, str]:
 
 
 def test_a_shared_link_shows_the_table_and_seats_a_visitor(open_page: OpenPage,
-                                                            rest: httpx.Client) -> None:
+                                                            rest: httpx2.Client) -> None:
     ana, visitor = open_page(), open_page()
     sign_in(ana, "Ana")
     table_id = create_table(ana, name="Link table")

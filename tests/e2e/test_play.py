@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -37,7 +37,7 @@ def numbers(text: str) -> list[int]:
 
 
 def test_a_whole_deal_by_clicking_ends_on_the_server_s_score(open_page: OpenPage,
-                                                              rest: httpx.Client) -> None:
+                                                              rest: httpx2.Client) -> None:
     page = open_page(reduced_motion=False)  # with the animations a newcomer gets
     frames = Frames.record(page)
     sign_in(page, "Ana")
