@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import ANNOUNCE, BID, Action, action_name
 from .cards import CONTRACT_NAMES, SUITS, Card, Mask, card_name, cards_of
-from .deal import Deal
+from .deal import Deal, trick_state
 from .declarations import COMBOS
 from .options import Options
 from .scoring import DealResult
@@ -53,6 +53,7 @@ class Observation:
     trick: tuple[Card, ...]
     announcements: tuple[Announcement, ...]
     previous: tuple[Announcement, ...]  # the last finished deal's, revealed
+    previous_trick: tuple[int, tuple[Card, ...], int] | None  # its last: leader, cards, winner
     belots: tuple[tuple[int, int], ...]  # (seat, suit)
     legal_actions: tuple[Action, ...]
     totals: tuple[int, int]
@@ -84,6 +85,11 @@ class Observation:
             "trick": {"leader": self.leader, "cards": [card_name(c) for c in self.trick]},
             "announcements": [_announcement(a) for a in self.announcements],
             "previous_announcements": [_announcement(a) for a in self.previous],
+            "previous_trick": None if self.previous_trick is None else {
+                "leader": self.previous_trick[0],
+                "cards": [card_name(c) for c in self.previous_trick[1]],
+                "winner": self.previous_trick[2],
+            },
             "belots": [{"seat": s, "suit": SUITS[suit]} for s, suit in self.belots],
             "legal_actions": [action_name(a) for a in self.legal_actions],
             "totals": list(self.totals),
@@ -118,6 +124,15 @@ def announcements(deal: Deal, viewer: int) -> tuple[Announcement, ...]:
     )
 
 
+def last_trick(deal: Deal) -> tuple[int, tuple[Card, ...], int] | None:
+    """A finished deal's last trick, with who took it: every seat saw it fall, and the
+    next deal's view is the only place left to tell it (``None`` for a thrown-in deal)."""
+    if not deal.tricks:
+        return None
+    leader, cards = deal.tricks[-1]
+    return leader, tuple(cards), trick_state(cards, leader, deal.contract)[0]
+
+
 def observe(match: Match, seat: int) -> Observation:
     deal = match.deal
     if deal is None:
@@ -143,6 +158,7 @@ def observe(match: Match, seat: int) -> Observation:
         trick=tuple(deal.trick),
         announcements=announcements(deal, seat),
         previous=announcements(finished[-1], seat) if finished else (),
+        previous_trick=last_trick(finished[-1]) if finished else None,
         belots=tuple(deal.belots),
         legal_actions=tuple(match.legal_actions()) if match.current_player() == seat else (),
         totals=match.totals,

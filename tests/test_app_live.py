@@ -140,6 +140,8 @@ def check_secrecy(frames: list[Frame], stored: StoredMatch) -> int:
                 assert revealed <= {card_name(c) for _, k in announced
                                     for c in cards_of(COMBOS[k].mask)}
                 echoed |= revealed
+                if view["previous_trick"] is not None:  # its last trick, seen by all
+                    echoed |= set(view["previous_trick"]["cards"])
         leaked = (card_tokens(message) - echoed) & hidden
         assert not leaked, f"seat {seat} saw {sorted(leaked)} at version {version}: {message}"
         if seat is not None and view is not None:

@@ -23,7 +23,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from engine.actions import ANNOUNCE, END, Action
-from engine.deal import Deal, legal_cards
+from engine.deal import Deal, legal_cards, trick_state
 from engine.declarations import COMBOS
 from engine.errors import IllegalActionError
 from engine.match import Match
@@ -841,6 +841,16 @@ def check_private(match: Match, seat: int) -> None:
     previous = announced_by(finished[-1]) if finished else []
     for _, combo in previous:
         visible |= combo
+    # and its last trick, which every seat saw fall, with who took it
+    last = finished[-1].tricks[-1] if finished and finished[-1].tricks else None
+    if last is None:
+        assert view["previous_trick"] is None
+    else:
+        leader, cards = last
+        winner = trick_state(cards, leader, finished[-1].contract)[0]
+        assert view["previous_trick"] == {"leader": leader, "cards": [name(c) for c in cards],
+                                          "winner": winner}
+        visible |= {name(c) for c in cards}
 
     assert view["hand"] is not None and set(view["hand"]) == own
     assert len(view["hand"]) == len(own)
@@ -869,6 +879,7 @@ def check_private(match: Match, seat: int) -> None:
 
     allowed_paths = {("hand",), ("turned",), ("tricks", "cards"), ("trick", "cards"),
                      ("announcements", "cards"), ("previous_announcements", "cards"),
+                     ("previous_trick", "cards"),
                      ("legal_actions",)}
 
     def walk(node: Any, path: tuple[str, ...]) -> None:
