@@ -95,9 +95,16 @@ export function scoreSheetContent(frame, summary, onClose) {
   ];
 }
 
+/** The last trick that fell, with who took it: this deal's, else (before the first trick
+ *  of a deal) the previous deal's last, which the view keeps as `previous_trick`. */
+export function lastTrick(view) {
+  if (!view) return null;
+  if (!view.tricks.length) return view.previous_trick;
+  return { ...view.tricks[view.tricks.length - 1], winner: view.trick.leader };
+}
+
 export function lastTrickContent(frame, onClose, settings) {
-  const view = frame.view;
-  const last = view.tricks[view.tricks.length - 1];
+  const last = lastTrick(frame.view);
   const positions = seatPositions(frame.seat, frame.table.options.table_direction);
   return [
     h("div.dialog-head", {}, h("h2", {}, t("table.last_trick")),
@@ -105,11 +112,11 @@ export function lastTrickContent(frame, onClose, settings) {
                                     "aria-label": t("common.close") }, "✕")),
     h("div.last-trick-cards", {}, last.cards.map((card, i) => {
       const seat = (last.leader + i) % 4;
-      return h(`div.trick-card.at-${positions[seat]}${view.trick.leader === seat ? ".winning" : ""}`,
+      return h(`div.trick-card.at-${positions[seat]}${last.winner === seat ? ".winning" : ""}`,
         { "data-card": card, "data-seat": seat }, cardSvg(card, settings),
         h("span.card-owner", {}, seatName(frame.table, seat)));
     })),
-    h("p.muted.center", {}, t("table.trick_won_by", { name: seatName(frame.table, view.trick.leader) })),
+    h("p.muted.center", {}, t("table.trick_won_by", { name: seatName(frame.table, last.winner) })),
   ];
 }
 

@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { cardBack, cardSvg, sortHand, suitSymbol } from "./cards.js";
 import { actionLabel, callLabel, cardLabel, contractLabel, declarationLabel, multiplierLabel } from "./labels.js";
 import { myTeam, seatName, seatPositions, teamLabels, watching } from "./seats.js";
+import { lastTrick } from "./table-dialogs.js";
 
 const CARD = /^[789TJQKA][CDHS]$/;
 const RING = 2 * Math.PI * 27;
@@ -226,7 +227,7 @@ export function board(frame, ui) {
         frame.view ? h("span.muted", {}, ` · ${t("table.deal_n", { n: frame.view.deal + 1 })}`) : null),
       h("div.topbar-right", {}, contractBadge(frame.view),
         h("button.btn.ghost", { type: "button", "data-testid": "last-trick", onclick: ui.onLastTrick,
-                                disabled: !(frame.view && frame.view.tricks.length) }, t("table.last_trick")),
+                                disabled: !lastTrick(frame.view) }, t("table.last_trick")),
         h("button.btn.ghost", { type: "button", "data-testid": "open-scores", onclick: ui.onScores },
           t("table.scores")))),
     seats.map((s) => plate(frame, s, positions[s], ui.clockOffset)),

@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import { TableSocket } from "./socket.js";
 import { createStore } from "./store.js";
 import { board, isCard, updateRing } from "./table-view.js";
-import { lastTrickContent, matchOver, scoreSheetContent } from "./table-dialogs.js";
+import { lastTrick, lastTrickContent, matchOver, scoreSheetContent } from "./table-dialogs.js";
 import { setupPanel } from "./setup.js";
 import { seatPositions } from "./seats.js";
 import { toast } from "./toasts.js";
@@ -30,7 +30,13 @@ function finishedTrick(previous, frame) {
   if (after.deal !== before.deal || after.phase === "over") {
     const card = frame.event.action.replace("+belot", "");
     if (!isCard(card)) return null;
-    return { leader: before.trick.leader, cards: [...before.trick.cards, card], winner: null };
+    // The next deal's view tells who took the last trick of the deal that ended
+    // (previous_trick); the match's last deal stays on screen, over, and its view still
+    // names the winner: the leader of the trick that never comes.
+    const winner = after.deal !== before.deal
+      ? (after.previous_trick ? after.previous_trick.winner : null)
+      : after.tricks.length > before.tricks.length ? after.trick.leader : null;
+    return { leader: before.trick.leader, cards: [...before.trick.cards, card], winner };
   }
   return null;
 }
@@ -129,6 +135,9 @@ export function renderTable(root, ctx, tableId) {
       if (ui.notice && frame.view && (frame.view.deal !== ui.notice.deal || frame.view.phase !== "auction")) {
         clearNotice(); // it told of the redeal: it must not cover the play that follows
       }
+      if (frame.table.status !== "playing" && scoreDialog.open && !scoreDialog.matches(":modal")) {
+        scoreDialog.close(); // an older deal's summary: the match's end takes the table
+      }
       const results = frame.event && frame.event.deal_results;
       if (results && results.length) {
         if (frame.table.status === "over") ui.overSummary = results;
@@ -194,7 +203,7 @@ export function renderTable(root, ctx, tableId) {
   }
 
   function openLastTrick() {
-    if (!shown || !shown.view || !shown.view.tricks.length) return;
+    if (!shown || !lastTrick(shown.view)) return;
     fill(trickDialog, lastTrickContent(shown, () => trickDialog.close(), settings()));
     if (!trickDialog.open) trickDialog.showModal();
   }
@@ -244,7 +253,7 @@ export function renderTable(root, ctx, tableId) {
     }));
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
     if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close()));
-    if (trickDialog.open && view && view.tricks.length) {
+    if (trickDialog.open && lastTrick(view)) {
       fill(trickDialog, lastTrickContent(frame, () => trickDialog.close(), settings()));
     }
   }
