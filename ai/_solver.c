@@ -352,6 +352,10 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
     PyObject *beats, *points, *strength, *order;
     unsigned long ruffs;
     int weight;
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "a Core cannot be set up again while it searches");
+        return -1;
+    }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOOkippp", names, &c->contract, &beats,
                                      &points, &strength, &order, &ruffs, &weight,
                                      &c->classic, &c->partner_ruff_no_undertrump,
@@ -458,6 +462,10 @@ static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, 
     }
     if (c->busy) {
         PyErr_SetString(PyExc_RuntimeError, "a Core searches for one caller at a time");
+        return NULL;
+    }
+    if (!c->cache) {
+        PyErr_SetString(PyExc_RuntimeError, "Core.__init__ was not called");
         return NULL;
     }
     /* The trick's winner and points so far (engine.deal.trick_state). */

@@ -201,3 +201,6 @@ def test_compiled_search_refuses_impossible_positions() -> None:
         core.search([hand, 0, 0, 0], [8, 9, 10, 11], 0, 0, -1000, 1000, -1.0)
     with pytest.raises(ValueError):
         core.search([hand, 0, 0, 0], [], 4, 0, -1000, 1000, -1.0)
+    bare = type(core).__new__(type(core))  # never set up: no cache to search with
+    with pytest.raises(RuntimeError, match="__init__"):
+        bare.search([1, 2, 4, 8], [], 0, 0, -1000, 1000, -1.0)
