@@ -201,3 +201,26 @@ def test_the_deal_summary_hides_no_plate_trick_or_hand(open_page: OpenPage,
     else:
         raise AssertionError(f"no card on the table: {table_state(page)}")
     assert seen == {"auction", "play"}, seen
+
+
+# Whether the auction's log of calls was ever on the page with no call in it, and
+# whether it was there with calls (so that the watch itself is known to work).
+WATCH_AUCTION_LOG = """(() => {
+  const seen = { empty: false, calls: false };
+  window.__auctionLog = seen;
+  new MutationObserver(() => {
+    const log = document.querySelector('#auction-log');
+    if (!log) return;
+    if (log.querySelector('li')) seen.calls = true; else seen.empty = true;
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+})()"""
+
+
+def test_no_empty_auction_log_before_the_first_call(open_page: OpenPage) -> None:
+    # On a phone the log is a dark strip over the felt: empty, it was a bar of nothing.
+    page = open_page(viewport=PHONE)
+    page.add_init_script(WATCH_AUCTION_LOG)
+    sign_in(page, "Ana")
+    start_with_bots(page, target_score="1000")
+    play_until(page, lambda state: state.phase == "play")
+    assert page.evaluate("() => window.__auctionLog") == {"empty": False, "calls": True}

@@ -185,7 +185,7 @@ function actions(frame, ui) {
 
 function auctionLog(frame) {
   const view = frame.view;
-  if (!view) return null;
+  if (!view || !view.auction.length) return null; // no calls yet: nothing to list
   return h(`div#auction-log${view.phase === "auction" ? ".open" : ""}`, {},
     h("div.panel-title", {}, t("auction.log")),
     h("ol", {}, view.auction.map((call) => h(`li.call.call-${call.bid}`, { "data-call-seat": call.seat },
