@@ -19,6 +19,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 $(STAMP): pyproject.toml setup.py ai/_solver.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet pip==26.3
+	rm -f ai/_solver.*.so  # else a failed (optional) build leaves the old one in use
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

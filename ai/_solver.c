@@ -11,6 +11,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -19,8 +20,10 @@
 #define INF (1 << 20)
 #define ALL_TRUMPS 5
 #define WAYS 4               /* entries per bucket of the cache */
-#define BUCKETS (1u << 17)   /* 512 Ki entries of 28 bytes: 14 MiB */
+#define CACHE_BITS 17        /* 2^17 buckets: 512 Ki entries of 28 bytes, 14 MiB */
 #define CLOCK_EVERY 1023     /* look at the clock every 1024 nodes */
+#define MAX_MOVES 32         /* moves[] never overflows, whatever the tables */
+#define NO_LIMIT 1e9         /* seconds from which a search has no deadline */
 
 typedef struct {
     uint32_t hands[4];
@@ -39,6 +42,7 @@ typedef struct {
     uint8_t suit_points[4][256];
     uint32_t hands[4];
     Entry *cache;
+    size_t buckets;          /* of WAYS entries each, a power of two */
     long long nodes;
     struct timespec deadline;
     int has_deadline, timed_out, busy;
@@ -129,14 +133,15 @@ static void sort_by(int *moves, int *keys, int n)
 static void order_moves(const Core *c, int *moves, int n, int ntrick, int win_card,
                         int partner)
 {
-    int keys[8];
+    int keys[MAX_MOVES];
     if (!ntrick) {  /* fattest first, then strongest */
         for (int i = 0; i < n; i++)
             keys[i] = -(c->points[moves[i]] * 64 + c->strength[moves[i]]);
         sort_by(moves, keys, n);
         return;
     }
-    int winners[8], others[8], wkeys[8], okeys[8], nw = 0, no = 0;
+    int winners[MAX_MOVES], others[MAX_MOVES], wkeys[MAX_MOVES], okeys[MAX_MOVES];
+    int nw = 0, no = 0;
     for (int i = 0; i < n; i++) {
         int card = moves[i];
         if ((1u << card) & c->beats[win_card]) {
@@ -169,7 +174,7 @@ static Entry *bucket_of(const Core *c, int tag)
     h ^= (uint64_t)c->hands[3] * 0xD6E8FEB86659FD93ull;
     h ^= (uint64_t)tag * 0xFF51AFD7ED558CCDull;
     h ^= h >> 29;
-    return c->cache + (size_t)(h % BUCKETS) * WAYS;
+    return c->cache + (size_t)(h & (c->buckets - 1)) * WAYS;
 }
 
 static int same_position(const Entry *e, const Core *c, int tag)
@@ -193,7 +198,8 @@ static int play(Core *c, const int *trick, int ntrick, int leader, int win_seat,
     points += c->points[card];
     if (ntrick < 3) {
         int next[4];
-        memcpy(next, trick, sizeof(int) * (size_t)ntrick);
+        if (ntrick)  /* trick is NULL at a trick start */
+            memcpy(next, trick, sizeof(int) * (size_t)ntrick);
         next[ntrick] = card;
         result = search(c, next, ntrick + 1, leader, win_seat, win_card, points, taken,
                         alpha, beta);
@@ -260,7 +266,7 @@ static int search(Core *c, const int *trick, int ntrick, int leader, int win_sea
     uint32_t legal = legal_cards(c, c->hands[seat], trick, ntrick, win_card, partner);
     for (int i = 0; i < ntrick; i++)
         remaining |= 1u << trick[i];
-    int moves[8];
+    int moves[MAX_MOVES];
     int n = distinct_moves(c, legal, remaining, moves);
     if (n > 1)
         order_moves(c, moves, n, ntrick, win_card, partner);
@@ -287,6 +293,10 @@ static int search(Core *c, const int *trick, int ntrick, int leader, int win_sea
             break;
     }
     if (!ntrick) {
+        /* The search below may have replaced `found` with another position: merge with
+         * this position's entry only (solver._search reads the cache again here too). */
+        if (found && !same_position(found, c, tag))
+            found = NULL;
         int low = found ? found->low : -INF, high = found ? found->high : INF;
         if (best <= alpha0) {
             if (best < high)
@@ -319,7 +329,8 @@ static int search(Core *c, const int *trick, int ntrick, int leader, int win_sea
 static int read_ints(PyObject *seq, long long *out, Py_ssize_t n, long long low,
                      long long high, const char *what)
 {
-    PyObject *fast = PySequence_Fast(seq, what);
+    /* A tuple of our own: __index__ of an item may run code that changes `seq`. */
+    PyObject *fast = PySequence_Tuple(seq);
     if (!fast)
         return -1;
     if (PySequence_Fast_GET_SIZE(fast) != n) {
@@ -348,18 +359,17 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
 {
     static char *names[] = {"contract", "beats", "points", "strength", "order", "ruffs",
                             "valat_weight", "classic", "partner_ruff_no_undertrump",
-                            "undertrump_compulsory", NULL};
+                            "undertrump_compulsory", "cache_bits", NULL};
     PyObject *beats, *points, *strength, *order;
-    unsigned long ruffs;
-    int weight;
-    if (c->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "a Core cannot be set up again while it searches");
-        return -1;
-    }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOOkippp", names, &c->contract, &beats,
-                                     &points, &strength, &order, &ruffs, &weight,
-                                     &c->classic, &c->partner_ruff_no_undertrump,
-                                     &c->undertrump_compulsory))
+    long long ruffs;
+    int contract, weight, classic, partner_ruff_no_undertrump, undertrump_compulsory;
+    int cache_bits = CACHE_BITS;
+    /* Everything is read and checked before anything of `c` changes: a failed call leaves
+     * the Core as it was, and a search cannot start in between (reading runs Python). */
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOOLippp|$i", names, &contract, &beats,
+                                     &points, &strength, &order, &ruffs, &weight, &classic,
+                                     &partner_ruff_no_undertrump, &undertrump_compulsory,
+                                     &cache_bits))
         return -1;
     long long beats_of[32], points_of_card[32], strength_of[32], flat_order[32];
     if (read_ints(beats, beats_of, 32, 0, 0xFFFFFFFFll, "beats")
@@ -367,11 +377,40 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
         || read_ints(strength, strength_of, 32, 0, 63, "strength")
         || read_ints(order, flat_order, 32, 0, 31, "order"))
         return -1;
+    if (contract < 0 || contract > ALL_TRUMPS || ruffs < 0 || ruffs > 0xFFFFFFFFll
+        || weight < 0 || weight > 1000 || cache_bits < 0 || cache_bits > 24) {
+        PyErr_SetString(PyExc_ValueError, "contract is 0..5, ruffs a mask, valat_weight "
+                        "0..1000, cache_bits 0..24");
+        return -1;
+    }
+    uint32_t seen = 0;  /* in its suit's eight places, and all 32: each card once */
+    for (int i = 0; i < 32; i++)
+        seen |= flat_order[i] >> 3 == i >> 3 ? 1u << flat_order[i] : 0;
+    if (seen != 0xFFFFFFFFu) {
+        PyErr_SetString(PyExc_ValueError, "order: each suit's eight cards, suit by suit");
+        return -1;
+    }
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "a Core cannot be set up again while it searches");
+        return -1;
+    }
+    size_t buckets = (size_t)1 << cache_bits;
+    Entry *cache = buckets == c->buckets ? c->cache : NULL;
+    if (!cache && !(cache = PyMem_Calloc(buckets * WAYS, sizeof(Entry)))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (cache == c->cache)  /* set up again: the cache may hold another contract's values */
+        memset(cache, 0, buckets * WAYS * sizeof(Entry));
+    else
+        PyMem_Free(c->cache);
+    c->cache = cache;
+    c->buckets = buckets;
+    c->contract = contract;
+    c->classic = classic;
+    c->partner_ruff_no_undertrump = partner_ruff_no_undertrump;
+    c->undertrump_compulsory = undertrump_compulsory;
     for (int i = 0; i < 32; i++) {
-        if (flat_order[i] >> 3 != i >> 3) {
-            PyErr_SetString(PyExc_ValueError, "order: each suit's cards, suit by suit");
-            return -1;
-        }
         c->beats[i] = (uint32_t)beats_of[i];
         c->points[i] = (int)points_of_card[i];
         c->strength[i] = (int)strength_of[i];
@@ -390,12 +429,6 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
                     sum += c->points[8 * suit + r];
             c->suit_points[suit][byte] = (uint8_t)sum;
         }
-    if (c->cache)  /* initialised again: the cache may hold another contract's values */
-        memset(c->cache, 0, (size_t)BUCKETS * WAYS * sizeof(Entry));
-    else if (!(c->cache = PyMem_Calloc((size_t)BUCKETS * WAYS, sizeof(Entry)))) {
-        PyErr_NoMemory();
-        return -1;
-    }
     return 0;
 }
 
@@ -460,6 +493,19 @@ static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, 
         PyErr_SetString(PyExc_ValueError, "the card is not in the hand of the seat to move");
         return NULL;
     }
+    for (int s = 0; s < 4; s++)
+        if (__builtin_popcount(held[s]) > 8) {
+            PyErr_SetString(PyExc_ValueError, "hands: at most eight cards each");
+            return NULL;
+        }
+    if (isnan(seconds)) {
+        PyErr_SetString(PyExc_ValueError, "seconds: a number, negative for no limit");
+        return NULL;
+    }
+    /* Every value lies well within (-INF, INF): a wider window changes nothing, and keeps
+     * `alpha - gained` in play() from overflowing. */
+    alpha = alpha < -INF ? -INF : alpha > INF ? INF : alpha;
+    beta = beta < -INF ? -INF : beta > INF ? INF : beta;
     if (c->busy) {
         PyErr_SetString(PyExc_RuntimeError, "a Core searches for one caller at a time");
         return NULL;
@@ -479,7 +525,7 @@ static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, 
     }
     memcpy(c->hands, held, sizeof held);
     c->timed_out = 0;
-    c->has_deadline = seconds >= 0;
+    c->has_deadline = seconds >= 0 && seconds < NO_LIMIT;  /* inf: no limit, as in Python */
     if (c->has_deadline) {
         clock_gettime(CLOCK_MONOTONIC, &c->deadline);
         double whole = (double)(long long)seconds;
@@ -535,10 +581,14 @@ static PyObject *Core_play(Core *c, PyObject *args)
 static PyObject *Core_legal(Core *c, PyObject *args)
 {
     PyObject *trick_seq;
-    unsigned long hand;
+    long long hand;
     int win_card, partner, trick[4], ntrick;
-    if (!PyArg_ParseTuple(args, "kOip", &hand, &trick_seq, &win_card, &partner))
+    if (!PyArg_ParseTuple(args, "LOip", &hand, &trick_seq, &win_card, &partner))
         return NULL;
+    if (hand < 0 || hand > 0xFFFFFFFFll) {
+        PyErr_SetString(PyExc_ValueError, "hand: a mask of 32 bits");
+        return NULL;
+    }
     if (read_trick(trick_seq, trick, &ntrick))
         return NULL;
     if (ntrick && (win_card < 0 || win_card > 31)) {

@@ -5,25 +5,27 @@ from collections.abc import Sequence
 class Core:
     """The exact search of one contract under one set of rules, with its cache."""
 
-    nodes: int
+    @property
+    def nodes(self) -> int: ...
 
     def __init__(
         self, contract: int, beats: Sequence[int], points: Sequence[int],
         strength: Sequence[int], order: Sequence[int], ruffs: int, valat_weight: int,
         classic: bool, partner_ruff_no_undertrump: bool, undertrump_compulsory: bool,
+        *, cache_bits: int = 17,
     ) -> None: ...
     def search(
         self, hands: Sequence[int], trick: Sequence[int], leader: int, taken: int,
-        alpha: int, beta: int, seconds: float,
+        alpha: int, beta: int, seconds: float, /,
     ) -> int | None:
         """The value within (alpha, beta), or None when ``seconds`` (negative: no limit)
         ran out first."""
     def play(
         self, hands: Sequence[int], trick: Sequence[int], leader: int, taken: int,
-        card: int, alpha: int, beta: int, seconds: float,
+        card: int, alpha: int, beta: int, seconds: float, /,
     ) -> int | None:
         """The value after the seat to move plays ``card``, within (alpha, beta), or None
         when ``seconds`` ran out first."""
     def legal(self, hand: int, trick: Sequence[int], win_card: int,
-              partner_winning: bool) -> int:
+              partner_winning: bool, /) -> int:
         """engine.deal.legal_cards, as the search applies it."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from engine.cards import (
@@ -48,8 +47,18 @@ if TYPE_CHECKING:
 
 Hands = list[Mask]
 
-# Whether the compiled search (ai/_solver.c) was built with the package.
-NATIVE = find_spec("ai._solver") is not None
+# Whether the compiled search (ai/_solver.c) was built with the package and loads: a file
+# that is there but does not import (truncated, another platform's) means Python search.
+try:
+    from . import _solver  # noqa: F401
+except ImportError:
+    NATIVE = False
+else:
+    NATIVE = True
+
+# The compiled search's cache: 2**CACHE_BITS buckets of four entries (14 MiB); when a
+# bucket is full the entry cheapest to recompute goes (tests shrink it to exercise that).
+CACHE_BITS = 17
 
 
 def _strongest_first(contract: Contract, suit: int) -> tuple[Card, ...]:
@@ -154,7 +163,7 @@ class Solver:
                 contract, BEATS[contract], POINTS[contract], STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
                 weight, options.classic, options.partner_ruff_no_undertrump,
-                options.undertrump_on_opponent_ruff == "compulsory",
+                options.undertrump_on_opponent_ruff == "compulsory", cache_bits=CACHE_BITS,
             )
 
     @property

@@ -6,9 +6,11 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from typing import Any
 
 import pytest
 
+import ai.solver as solver_module
 from ai.solver import NATIVE, SearchTimeout, Solver, distinct_moves, split, valat_weight
 from engine.cards import BEATS, POINTS, Mask, cards_of, parse_card
 from engine.deal import legal_cards, trick_state
@@ -201,6 +203,62 @@ def test_compiled_search_refuses_impossible_positions() -> None:
         core.search([hand, 0, 0, 0], [8, 9, 10, 11], 0, 0, -1000, 1000, -1.0)
     with pytest.raises(ValueError):
         core.search([hand, 0, 0, 0], [], 4, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError, match="eight"):
+        core.search([0xFFFFFFFF, 0, 0, 0], [], 0, 0, -1000, 1000, -1.0)
+    with pytest.raises(ValueError, match="seconds"):
+        core.search([1, 1 << 8, 1 << 16, 1 << 24], [], 0, 0, -1000, 1000, float("nan"))
+
+    class Shrinking:
+        """A card mask whose reading empties the list it is read from."""
+
+        def __index__(self) -> int:
+            held.clear()
+            return 1
+
+    held: list[Any] = [Shrinking(), 1 << 8, 1 << 16, 1 << 24]
+    assert core.search(held, [], 0, 0, -1000, 1000, -1.0) is not None  # read from a copy
+    assert held == []
+    # The widest window is the full one (values are far inside it).
+    hands = [1 | 2, 1 << 8 | 1 << 9, 1 << 16 | 1 << 17, 1 << 24 | 1 << 25]
+    assert core.search(hands, [], 1, 0, -2**31, 2**31 - 1, -1.0) == Solver(
+        0, OPTIONS[0], native=False).value(hands, [], 1)
     bare = type(core).__new__(type(core))  # never set up: no cache to search with
     with pytest.raises(RuntimeError, match="__init__"):
         bare.search([1, 2, 4, 8], [], 0, 0, -1000, 1000, -1.0)
+
+
+def test_a_full_compiled_cache_keeps_every_bound_true(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A cache of one bucket: entries evict each other all the time, also while the
+    # position that found one is still being searched.  Every answer must keep the
+    # fail-soft contract against the exact value: at most alpha means the value is at
+    # most that, at least beta at least that, else the value itself.
+    rng = random.Random(6)
+    options = OPTIONS[0]
+    checked = 0
+    for _ in range(60):
+        contract = rng.randrange(6)
+        positions = []
+        for _ in range(3):
+            deck = rng.sample(range(32), 24)
+            hands = [sum(1 << c for c in deck[6 * s:6 * s + 6]) for s in range(4)]
+            leader, taken = rng.randrange(4), rng.randrange(4)
+            exact = Solver(contract, options, native=True).value(hands, [], leader, taken)
+            positions.append((hands, leader, taken, exact))
+        monkeypatch.setattr(solver_module, "CACHE_BITS", 0)
+        core = Solver(contract, options, native=True)._core
+        monkeypatch.undo()
+        assert core is not None
+        for _ in range(200):
+            hands, leader, taken, exact = rng.choice(positions)
+            alpha = exact + rng.randint(-30, 30)
+            beta = alpha + rng.randint(1, 25)
+            found = core.search(hands, [], leader, taken, alpha, beta, -1.0)
+            assert found is not None
+            if found <= alpha:
+                assert exact <= found, (hands, leader, taken, alpha, beta)
+            elif found >= beta:
+                assert exact >= found, (hands, leader, taken, alpha, beta)
+            else:
+                assert found == exact, (hands, leader, taken, alpha, beta)
+            checked += 1
+    assert checked == 12000
