@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from engine.cards import (
     BEATS,
@@ -42,15 +41,12 @@ from engine.deal import legal_cards, trick_state
 from engine.options import Options
 from engine.scoring import LAST_TRICK, VALAT_BONUS
 
-if TYPE_CHECKING:
-    from ._solver import Core
-
 Hands = list[Mask]
 
 # Whether the compiled search (ai/_solver.c) was built with the package and loads: a file
 # that is there but does not import (truncated, another platform's) means Python search.
 try:
-    from . import _solver  # noqa: F401
+    from ._solver import Core
 except ImportError:
     NATIVE = False
 else:
@@ -158,7 +154,6 @@ class Solver:
         self._valat = (0, weight, -weight, 0)
         self._core: Core | None = None
         if native and horizon >= 8:  # the compiled search is exact only
-            from ._solver import Core
             self._core = Core(
                 contract, BEATS[contract], POINTS[contract], STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
