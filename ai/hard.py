@@ -19,9 +19,7 @@ import time
 from engine.actions import Action
 from engine.cards import (
     ALL_TRUMPS,
-    JACK,
     KING,
-    NINE,
     NO_TRUMPS,
     POINTS,
     QUEEN,
@@ -33,7 +31,7 @@ from engine.cards import (
     cards_of,
 )
 from engine.deal import trick_state
-from engine.declarations import combo_id, resolve
+from engine.declarations import RUN_KINDS, DeclarationKind, combo_id, resolve
 from engine.observation import Observation
 from engine.scoring import Tally, card_total, score_deal
 
@@ -56,6 +54,7 @@ SAFETY = 0.4
 # When no whole deal was solved by then (rare, on the first trick): the share the
 # look-ahead search gets on top, so that the card still comes from samples.
 RESCUE = 0.1
+_SHORTEST = {kind: n for n, kind in RUN_KINDS.items()}  # cards in the shortest run of a kind
 
 
 class HardBot(Level):
@@ -172,7 +171,8 @@ def _declarations(obs: Observation) -> tuple[int, int]:
     """The declaration points each team will score, from what is public to this seat.
 
     A hidden run is judged by its kind alone; it stands in as a run of that length topped
-    by a queen, the middle of the possible tops.
+    by a queen, the middle of the possible tops.  A hidden carré of unknown rank (Q, K, 10
+    or A: its value does not tell them apart) stands in as kings.
     """
     if not obs.announcements:
         return 0, 0
@@ -180,10 +180,10 @@ def _declarations(obs: Observation) -> tuple[int, int]:
     for a in obs.announcements:
         if a.cards is not None:
             combo = combo_id(a.cards)
-        elif a.kind == "carre":  # its value tells jacks (200) and nines (150) apart
-            combo = combo_id(RANK_MASK[{200: JACK, 150: NINE}.get(a.value, KING)])
+        elif a.kind is DeclarationKind.CARRE:
+            combo = combo_id(RANK_MASK[KING if a.rank is None else a.rank])
         else:
-            length = {"tierce": 3, "quarte": 4}.get(a.kind, 5)
+            length = _SHORTEST[a.kind]
             combo = combo_id(((1 << length) - 1) << (QUEEN + 1 - length))
         announced.append((a.seat, combo))
     trump = obs.contract if obs.contract is not None and obs.contract < NO_TRUMPS else None

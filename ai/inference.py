@@ -9,7 +9,8 @@ A card can only be excluded this way when the exclusion is pairwise, which holds
 rules of RULES §5: each obligation reads "if you hold a card of this kind, play one".
 
 Announcements locate cards outright (a belot shows the other card of the pair, a carré
-its four cards, the classic taker holds the turned card).  The auction gives soft
+of jacks or nines, named by its value, its four cards, the classic taker holds the
+turned card), until they are played.  The auction gives soft
 evidence: a seat that named a suit is more likely to hold its jack and nine.
 """
 
@@ -27,7 +28,6 @@ from engine.cards import (
     NO_TRUMPS,
     QUEEN,
     RANK_MASK,
-    RANKS,
     SUIT_MASK,
     Card,
     Mask,
@@ -78,10 +78,10 @@ def infer(obs: Observation) -> Knowledge:
     for seat, suit in obs.belots:
         located[seat] |= SUIT_MASK[suit] & (RANK_MASK[KING] | RANK_MASK[QUEEN])
     for a in obs.announcements:
-        if a.kind.startswith("carre-"):
-            located[a.seat] |= RANK_MASK[RANKS.index(a.kind[-1])]
-        elif a.cards is not None:
+        if a.cards is not None:
             located[a.seat] |= a.cards
+        elif a.rank is not None:  # another seat's carré of jacks or nines
+            located[a.seat] |= RANK_MASK[a.rank]
     if obs.turned is not None and obs.declarer is not None:
         located[obs.declarer] |= 1 << obs.turned
     located = [m & hidden if s != obs.seat else 0 for s, m in enumerate(located)]

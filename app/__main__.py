@@ -15,6 +15,8 @@ from pydantic import ValidationError
 from .config import get_settings
 from .main import make_server
 
+GC_YOUNG_OBJECTS = 50_000  # net new container objects between young collections
+
 
 def main(argv: list[str] | None = None) -> None:
     try:
@@ -33,14 +35,27 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = settings.model_copy(update={"host": args.host, "port": args.port})
     serving = make_server(settings)
-    # Everything alive now (modules, classes, the app) lives as long as the process: keep
-    # it out of full collections, whose pauses stall every table at once.
-    gc.freeze()
+    tune_gc()
     # uvicorn re-raises the signal it shut down for; after a clean shutdown, SIGTERM (how
     # Docker and systemd stop us) means exit 0, not "killed".
     signal.signal(signal.SIGTERM, _stopped)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
         serving.run()
+
+
+def tune_gc() -> None:
+    """Keep the garbage collector's pauses, which stall every table at once, rare and short.
+
+    Everything alive now (modules, classes, the app: nearly all there will be at idle)
+    lives as long as the process: frozen, no collection scans it again.  Young collections
+    run after GC_YOUNG_OBJECTS new objects instead of 700: with hundreds of tables the
+    default ran several a second and freed nothing, but moved objects that live a second
+    or two into the old generation, until a full collection (66-280 ms with 300-500
+    tables, one to five a minute) scanned every table's objects to free next to nothing
+    (docs/benchmarks-server.md has the measurements).
+    """
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_OBJECTS, *gc.get_threshold()[1:])
 
 
 def _stopped(signum: int, frame: FrameType | None) -> None:

@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
+import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from multiprocessing.connection import wait as wait_ready
+from multiprocessing.process import BaseProcess
 
 import ai
 from engine import Action, Observation
 
 from .config import Settings
 from .metrics import BOT_DECISION
+
+PARENT_CHECK = 0.5  # seconds between a pool worker's looks at whether the server is alive
+EXIT_TIMEOUT = 1.0  # seconds the pool's processes get to exit at shutdown before a kill
 
 
 class BotRunner:
@@ -26,8 +34,9 @@ class BotRunner:
         self._threads = ThreadPoolExecutor(settings.bot_threads, thread_name_prefix="bot")
         # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
         self._size = settings.bot_processes
-        self._processes = ProcessPoolExecutor(
-            self._size, mp_context=multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(
+            self._size, mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent, initargs=(os.getpid(),),
         )
 
     async def start(self) -> None:
@@ -36,10 +45,10 @@ class BotRunner:
         await asyncio.to_thread(self._spawn)
 
     def _spawn(self) -> None:
-        wait([self._processes.submit(time.sleep, 0.2) for _ in range(self._size)])
+        wait([self._pool.submit(time.sleep, 0.2) for _ in range(self._size)])
 
     def _executor(self, level: str) -> Executor:
-        return self._processes if level in self._process_levels else self._threads
+        return self._pool if level in self._process_levels else self._threads
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Action:
         loop = asyncio.get_running_loop()
@@ -48,8 +57,41 @@ class BotRunner:
                 self._executor(level), ai.decide, level, observation, seed
             )
 
-    async def close(self) -> None:
-        """Stop both executors and wait (in a thread) until the pool's processes are gone,
-        so none outlives the server."""
+    async def close(self, timeout: float = EXIT_TIMEOUT) -> None:
+        """Stop both executors.  The pool's processes get ``timeout`` seconds to finish a
+        search and exit, then are killed: none outlives the server, and the interpreter,
+        which waits for the pool at exit, is not held up by a long search."""
         self._threads.shutdown(wait=False, cancel_futures=True)
-        await asyncio.to_thread(self._processes.shutdown, wait=True, cancel_futures=True)
+        # The pool's own record, read before shutdown drops it: Python 3.11 has no public
+        # way to reach the processes (3.14 adds kill_workers()).
+        workers = list(self._pool._processes.values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        await asyncio.to_thread(_join_or_kill, workers, timeout)
+
+
+def _join_or_kill(workers: Sequence[BaseProcess], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for every worker to exit, then kill the rest.  On
+    their sentinels, not join(): the pool's own thread joins (reaps) them meanwhile."""
+    deadline = time.monotonic() + timeout
+    running = workers
+    while running and (left := deadline - time.monotonic()) > 0:
+        ended = wait_ready([worker.sentinel for worker in running], left)
+        running = [worker for worker in running if worker.sentinel not in ended]
+    for worker in running:
+        worker.kill()
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker once the server is gone.  A worker holds both ends
+    of its own pipes, so a server killed with SIGKILL would leave it (and multiprocessing's
+    resource tracker, which exits when the last worker does) waiting for work forever."""
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), name="parent-watch",
+                     daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    # Comparing with the pid given at creation also catches a parent that died before the
+    # worker started: it was then adopted at once.
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK)
+    os._exit(1)

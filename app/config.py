@@ -52,6 +52,12 @@ class Settings(BaseSettings):
     finished_table_ttl: float = Field(default=600, ge=0)  # seconds a result stays visible
     waiting_table_ttl: float = Field(default=3600, gt=0)  # seconds a table may wait to start
     max_tables: int = Field(default=5000, ge=1)
+    # Per holder: open (waiting or playing) tables a player, or a client address, created.
+    # The address is the socket's peer, or the X-Forwarded-For of a proxy in uvicorn's
+    # FORWARDED_ALLOW_IPS (docs/protocol.md, "Limits").
+    max_tables_per_player: int = Field(default=3, ge=1)
+    max_tables_per_address: int = Field(default=20, ge=1)
+    lobby_cache_seconds: float = Field(default=1.0, ge=0)  # how stale GET /api/tables may be
 
     # WebSocket limits.
     ws_max_message: int = Field(default=4096, ge=256)
@@ -62,6 +68,9 @@ class Settings(BaseSettings):
     ws_idle_timeout: float = Field(default=60, gt=0)
     ws_outbox: int = Field(default=256, ge=8)
     max_spectators: int = Field(default=50, ge=0)  # sockets without a seat, per table
+    # Open sockets per client address (before hello too) and per player (all tables).
+    max_sockets_per_address: int = Field(default=50, ge=1)
+    max_sockets_per_player: int = Field(default=20, ge=1)
 
     @model_validator(mode="after")
     def _strong_secret_in_production(self) -> Settings:

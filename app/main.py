@@ -4,6 +4,7 @@ the browser client at ``/``.  Shared services live on ``app.state`` for the rout
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 from collections.abc import AsyncIterator
@@ -29,6 +30,11 @@ from .storage import Storage
 from .tables import Lobby, TableError
 
 STATIC = Path(__file__).parent / "static"
+# Seconds the database connections get to close at shutdown, after the tables, the
+# requests and the bot pool (app/bots.py: EXIT_TIMEOUT) had theirs.
+DISPOSE_TIMEOUT = 1.0
+
+logger = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None, storage: Storage | None = None) -> FastAPI:
@@ -62,7 +68,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
                 await monitor.stop()
                 await bots.close()
         finally:
-            await database.dispose()
+            await dispose(database)
 
     app = FastAPI(
         title="Belote server",
@@ -96,6 +102,17 @@ class ClientFiles(StaticFiles):
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers["Cache-Control"] = "no-cache"
         return response
+
+
+async def dispose(database: Database) -> None:
+    """Close the pooled connections, giving up after DISPOSE_TIMEOUT: closing one waits
+    for the server's goodbye (asyncpg: up to 5 s each, one after the other), and a stalled
+    database must not keep the process alive.  The exit closes the sockets anyway."""
+    try:
+        await asyncio.wait_for(database.dispose(), DISPOSE_TIMEOUT)
+    except TimeoutError:
+        logger.warning("database connections not closed within %s s; leaving them",
+                       DISPOSE_TIMEOUT)
 
 
 def requests_time(settings: Settings) -> int:

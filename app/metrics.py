@@ -21,6 +21,12 @@ DB_WRITE = Histogram(
     "belote_db_write_seconds", "One database write transaction, commit included",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5),
 )
+STORAGE_FAILURES = Counter(
+    "belote_storage_failures",
+    "Table writes to the match log that failed (unavailable: an outage; refused: a bug); "
+    "each is retried until it succeeds",
+    ["kind"],
+)
 
 
 def exposition(open_tables: int, connected: int) -> tuple[bytes, str]:

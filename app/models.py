@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ai import LEVELS
 
-Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$")]
+from .names import MAX_NAME, clean_name, clean_player_name
+
+# Names are normalized and checked by app/names.py, each refusal with its own 422 code.
+Name = Annotated[str, Field(max_length=MAX_NAME), AfterValidator(clean_name)]
+PlayerName = Annotated[str, Field(max_length=MAX_NAME), AfterValidator(clean_player_name)]
 Level = Literal["easy", "normal", "hard"]
 FlagValue = bool | int | str
 
@@ -17,7 +21,7 @@ assert set(LEVELS) == {"easy", "normal", "hard"}, "Level must list ai.LEVELS"
 
 class GuestCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: Name
+    name: PlayerName
 
 
 class GuestPublic(BaseModel):
@@ -73,9 +77,19 @@ class TablePublic(BaseModel):
     timeout_forfeits: bool
     status: Literal["waiting", "playing", "over", "closed"]
     version: int
+    owner: str = Field(description="The creator's player id: only they add bots and start.")
     seats: list[SeatPublic]
     totals: tuple[int, int] | None = None
     winner: int | None = Field(default=None, description="Winning team, once over.")
     forfeit: Forfeit | None = None
     rematch: str | None = Field(
         default=None, description="Once over: the id of the new table its players went to.")
+
+
+class TablePage(BaseModel):
+    """One page of ``GET /api/tables``."""
+
+    tables: list[TablePublic]
+    total: int = Field(description="Public tables waiting for players, on every page.")
+    next_cursor: int | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page.")

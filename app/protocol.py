@@ -28,6 +28,7 @@ CLOSE_BAD_TOKEN = 4003
 CLOSE_NO_TABLE = 4004  # unknown or closed table
 CLOSE_TOO_SLOW = 4008  # the client does not read its messages
 CLOSE_CROWDED = 4009  # the table has as many spectators as it takes
+CLOSE_TOO_MANY = 4029  # the address or the player has as many sockets open as it may
 CLOSE_BAD_HELLO = 4400  # first message not a valid hello, or unsupported protocol version
 
 Id = Annotated[str, Field(min_length=1, max_length=64)]

@@ -2,8 +2,9 @@
 
 The browser shows every hand, trick and score of a past deal; the engine, replaying the
 stored record, works them out here so that no client repeats the dealing, trick or
-declaration rules.  The input is the public record (finished deals only), so nothing
-unplayed can leak through this module.
+declaration rules.  The input is the public record (finished deals only, and not those a
+deal in progress is cut from: docs/storage.md), so nothing unplayed can leak through
+this module.
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ class MatchReplay(BaseModel):
     table_direction: str = Field(description="How seats 0..3 sit around the table "
                                              "(RULES.md §2), for drawing it.")
     seats: list[SeatOut]
-    deals: list[DealFrames] = Field(description="Finished deals only, in order.")
+    deals: list[DealFrames] = Field(description="The public record's deals (finished "
+                                                "ones), in order.")
     totals: tuple[int, int]
     winner: int | None
 

@@ -7,6 +7,7 @@ a match is its options, its seed and the ordered list of accepted actions.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -27,20 +28,22 @@ class StoredMatch:
     """Everything needed to rebuild a table's match: replay ``actions`` on ``Match(seed)``."""
 
     table_id: str
-    meta: dict[str, Any]  # variant, options, seed, seats, start version
+    meta: dict[str, Any]  # variant, options, seed, seats, start version; forfeit if one
     actions: list[LoggedAction] = field(default_factory=list)
     deal_results: list[dict[str, Any]] = field(default_factory=list)
-    record: dict[str, Any] | None = None  # belote-record/1, once finished
+    record: dict[str, Any] | None = None  # belote-record/1, once finished (in memory)
+    finished_at: float | None = None  # epoch seconds, once won or forfeited
 
     @property
     def finished(self) -> bool:
-        return self.record is not None
+        return self.finished_at is not None
 
 
 def left_seat(meta: dict[str, Any], seat: int, version: int) -> dict[str, Any]:
     """``meta`` after the seat's human left: ``left`` lists such seats, ``version`` is
-    the table's version after the last change that is not an action."""
-    return meta | {"left": [*meta.get("left", []), seat], "version": version}
+    the table's version after the last change that is not an action.  Idempotent."""
+    left = meta.get("left", [])
+    return meta | {"left": left if seat in left else [*left, seat], "version": version}
 
 
 class StorageError(Exception):
@@ -70,6 +73,11 @@ class Storage(Protocol):
 
     async def load_unfinished(self) -> list[StoredMatch]: ...
 
+    async def load_finished(self, since: float) -> list[StoredMatch]:
+        """Matches won or forfeited at or after ``since`` (epoch seconds), so a restart
+        shows their tables' results for the rest of ``finished_table_ttl``."""
+        ...
+
 
 class MemoryStorage:
     """The in-process implementation: for tests, and for running without a database.
@@ -97,10 +105,19 @@ class MemoryStorage:
         results.append(result)
 
     async def finish_match(self, table_id: str, record: dict[str, Any]) -> None:
-        self.matches[table_id].record = record
+        stored = self.matches[table_id]
+        stored.record = record
+        if "abandoned" not in record:
+            stored.finished_at = time.time()
+        if "forfeit" in record:
+            stored.meta = stored.meta | {"forfeit": record["forfeit"]}
         self._finished.append(table_id)
         if len(self._finished) > self._keep_finished:
             del self.matches[self._finished.popleft()]
 
     async def load_unfinished(self) -> list[StoredMatch]:
-        return [m for m in self.matches.values() if not m.finished]
+        return [m for m in self.matches.values() if m.record is None]
+
+    async def load_finished(self, since: float) -> list[StoredMatch]:
+        return [m for m in self.matches.values()
+                if m.finished_at is not None and m.finished_at >= since]

@@ -1,28 +1,21 @@
 """What one recipient may see: a seat's own view, the public view, redacted action events.
 
-The engine's observation already hides other hands; these functions only remove what a
-seat's observation shows to that seat alone, for spectators and for other seats.
+The engine builds both views: a seat's from what that seat may see, the public one from
+public facts alone, so a spectator's view never passes through a seat's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine import Action, Observation, action_name
+from engine import Action, Match, action_name
 from engine.actions import ANNOUNCE
 
 
-def public_view(observation: Observation) -> dict[str, Any]:
-    """The view of someone without a seat: no hand, no legal actions, the cards of this
-    deal's announcements only once it is over (as every seat sees them then)."""
-    view = observation.to_dict()
-    view["seat"] = None
-    view["hand"] = []
-    view["legal_actions"] = []
-    if observation.phase != "over":
-        for announcement in view["announcements"]:
-            announcement["cards"] = None
-    return view
+def spectator_view(match: Match) -> dict[str, Any]:
+    """The view of someone without a seat, in the shape of a seat's view (docs/protocol.md):
+    no seat, no hand, no legal actions, announcements' cards once the deal is over."""
+    return match.public_observation().to_dict()
 
 
 def action_event(seat: int, action: Action, viewer: int | None) -> dict[str, Any]:

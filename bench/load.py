@@ -5,10 +5,17 @@ and three bots, lets them play for a fixed time, then prints:
 
 - p50/p99 time from a human's action to the update that shows it (the last seat's update:
   the human is the only socket at the table), measured by the client;
-- event-loop lag p50/p99/max of the server over the measured window (GET /api/stats);
+- event-loop lag p50/p99/max of the server over the measured window (GET /api/stats), and
+  its garbage collector's pauses there;
+- the server's CPU use over the window (one core is 100 %) and the machine's load average;
+- where an action's time goes: the server's own figures over the window (GET /metrics:
+  from a table taking up an action to its messages queued, and the database write within
+  it) and this client's own event-loop lag (a late client inflates what it measures);
 - server memory per table (resident memory growth divided by the tables opened).
 
 Bounded: loopback only, a fixed number of tables, a fixed duration, then everything stops.
+Every run has a database of its own, removed afterwards: a SQLite file in a temporary
+directory, or with ``--postgres SERVER_URL`` a scratch database on that server.
 
     .venv/bin/python bench/load.py --tables 500 --hard-tables 20 --seconds 60
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -24,12 +32,16 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
 from websockets.asyncio.client import ClientConnection, connect
+
+from app.db.migrate import scratch_database, upgrade
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,11 +63,64 @@ def free_port() -> int:
         return port
 
 
+@contextlib.contextmanager
+def fresh_database(postgres: str | None) -> Iterator[str]:
+    """A migrated database for this run alone, removed afterwards: a rerun must not restore
+    (and then carry) the tables an earlier run left unfinished."""
+    if postgres:
+        with scratch_database(postgres, "belote_load") as url:
+            upgrade(url)
+            yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="belote-load-") as folder:
+        url = f"sqlite:///{Path(folder) / 'belote.db'}"
+        upgrade(url)
+        yield url
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system time the process has used (/proc/PID/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def histogram(metrics: str, name: str) -> tuple[dict[float, float], float]:
+    """A Prometheus histogram without labels: cumulative counts by upper bound, and sum."""
+    buckets, total, bucket = {}, 0.0, f'{name}_bucket{{le="'
+    for line in metrics.splitlines():
+        if line.startswith(bucket):
+            bound, count = line[len(bucket):].split('"} ')
+            buckets[float(bound)] = float(count)
+        elif line.startswith(f"{name}_sum "):
+            total = float(line.split()[1])
+    return buckets, total
+
+
+def window_summary(before: str, after: str, name: str) -> str:
+    """Mean and p99 (as its bucket's upper bound) of ``name`` between two scrapes."""
+    (first, first_sum), (last, last_sum) = histogram(before, name), histogram(after, name)
+    counts = {bound: last[bound] - first.get(bound, 0.0) for bound in last}
+    n = counts.get(float("inf"), 0.0)
+    if not n:
+        return "none"
+    p99 = min(bound for bound, count in counts.items() if count >= 0.99 * n)
+    return f"mean {(last_sum - first_sum) / n * 1000:.2f} ms, p99 <= {p99 * 1000:g} ms"
+
+
+async def sample_lag(lags: list[float], measuring: asyncio.Event, stop: asyncio.Event) -> None:
+    """This client's own event-loop lag, as the server measures its own."""
+    while not stop.is_set():
+        start = time.perf_counter()
+        await asyncio.sleep(0.05)
+        if measuring.is_set():
+            lags.append(time.perf_counter() - start - 0.05)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -142,18 +207,23 @@ async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
             await http.post(f"/api/tables/{table_id}/start",
                             headers={"Authorization": f"Bearer {token}"})
         print(f"{len(tables)} tables playing; warming up {args.warmup:.0f} s", flush=True)
+        client_lags: list[float] = []
+        sampler = asyncio.create_task(sample_lag(client_lags, measuring, stop))
         await asyncio.sleep(args.warmup)
+        metrics_began = (await http.get("/metrics")).text
         measuring.set()
         before = {level: r.actions for level, r in results.items()}
-        began = time.perf_counter()
+        began, cpu_began = time.perf_counter(), cpu_seconds(server_pid)
         await asyncio.sleep(args.seconds)
         elapsed = time.perf_counter() - began
+        cpu = (cpu_seconds(server_pid) - cpu_began) / elapsed
+        metrics_ended = (await http.get("/metrics")).text
         stats = (await http.get("/api/stats", params={"seconds": min(60, elapsed)})).json()
         playing_rss = rss_kib(server_pid)
         stop.set()
         for ws in sockets:
             await ws.close()
-        await asyncio.gather(*players, return_exceptions=True)
+        await asyncio.gather(*players, sampler, return_exceptions=True)
 
     lag = stats["loop_lag_ms"]
     print(f"tables: {args.tables} normal + {args.hard_tables} hard "
@@ -171,8 +241,19 @@ async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
               f"p99 {percentile(lat, 0.99) * 1000:.2f} ms, "
               f"max {max(lat, default=0) * 1000:.2f} ms")
     print(f"event-loop lag: p50 {lag['p50']:.2f} ms, p99 {lag['p99']:.2f} ms, "
-          f"max {lag['max']:.2f} ms ({lag['samples']} samples); full collections: "
-          f"{lag['full_gc_count']}, longest {lag['full_gc_max']:.2f} ms")
+          f"max {lag['max']:.2f} ms ({lag['samples']} samples)")
+    print(f"garbage collection: {lag['full_gc_count']} full, longest {lag['full_gc_max']:.2f} "
+          f"ms; longest young {lag['young_gc_max']:.2f} ms; {lag['gc_total']:.0f} ms in all "
+          f"({lag['gc_total'] / elapsed / 10:.1f} % of the window)")
+    print(f"server CPU: {cpu:.0%} of one core; load average {os.getloadavg()[0]:.2f} "
+          f"on {os.cpu_count()} CPUs")
+    print("in the server, per action: taken up -> messages queued "
+          f"{window_summary(metrics_began, metrics_ended, 'belote_action_broadcast_seconds')}"
+          "; its database write "
+          f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}")
+    print(f"this client's event-loop lag: p50 {percentile(client_lags, 0.5) * 1000:.2f} ms, "
+          f"p99 {percentile(client_lags, 0.99) * 1000:.2f} ms, "
+          f"max {max(client_lags, default=0) * 1000:.2f} ms")
     print(f"server memory: {base_rss / 1024:.1f} MiB idle, {playing_rss / 1024:.1f} MiB "
           f"playing, {(playing_rss - base_rss) / len(tables):.1f} KiB per table")
 
@@ -187,14 +268,28 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=1.0, help="BOT_DELAY, s")
     parser.add_argument("--bot-processes", type=int, default=1, help="BOT_PROCESSES")
     parser.add_argument("--turn-seconds", type=float, default=30)
+    parser.add_argument("--postgres", metavar="SERVER_URL",
+                        help="run on a scratch database of this PostgreSQL server, e.g. "
+                        "postgresql://postgres@127.0.0.1:5432/postgres (default: SQLite)")
     args = parser.parse_args()
     if not 0 < args.tables + args.hard_tables <= 2000 or not 0 < args.seconds <= 60:
         parser.error("at most 2000 tables and 60 seconds (the server keeps a minute of lag)")
+    with fresh_database(args.postgres) as database_url:
+        serve_and_load(args, database_url)
+
+
+def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
+    """Start the server on ``database_url``, run the load, stop the server."""
     port = free_port()
     env = os.environ | {
         "BOT_DELAY": str(args.bot_delay),
         "BOT_PROCESSES": str(args.bot_processes),
+        "DATABASE_URL": database_url,
         "LOG_LEVEL": "warning",
+        # Every table and socket comes from one address here, and the guest's tables are
+        # one each: lift the per-address caps meant for the public.
+        "MAX_TABLES_PER_ADDRESS": str(args.tables + args.hard_tables),
+        "MAX_SOCKETS_PER_ADDRESS": str(args.tables + args.hard_tables),
         "SECRET_KEY": "load-benchmark-secret-key",
     }
     server = subprocess.Popen([sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],

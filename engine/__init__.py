@@ -6,22 +6,25 @@ The public API, in the spirit of OpenSpiel and python-chess::
     while not match.is_over:
         match.apply_action(random.choice(match.legal_actions()))
 
-``match.observation(seat)`` is all a seat may know; :mod:`engine.record` reads and writes
-``belote-record/1``; ``python -m engine replay FILE`` checks a record.
+``match.observation(seat)`` is all a seat may know, ``match.public_observation()`` all
+anyone may; :mod:`engine.record` reads and writes ``belote-record/1``;
+``python -m engine replay FILE`` checks a record.
 """
 
 from .actions import Action, action_name, parse_action
 from .cards import Card, Mask, card_name, parse_card
 from .deal import Deal, legal_cards
+from .declarations import DeclarationKind
 from .errors import IllegalActionError
 from .match import Match
-from .observation import Observation
+from .observation import Announcement, Observation, PublicObservation
 from .options import BULGARIAN, CLASSIC, Options
 from .record import RecordError, replay, write_record
 from .scoring import DealResult
 
 __all__ = [
-    "BULGARIAN", "CLASSIC", "Action", "Card", "Deal", "DealResult", "IllegalActionError",
-    "Mask", "Match", "Observation", "Options", "RecordError", "action_name", "card_name",
-    "legal_cards", "parse_action", "parse_card", "replay", "write_record",
+    "BULGARIAN", "CLASSIC", "Action", "Announcement", "Card", "Deal", "DealResult",
+    "DeclarationKind", "IllegalActionError", "Mask", "Match", "Observation", "Options",
+    "PublicObservation", "RecordError", "action_name", "card_name", "legal_cards",
+    "parse_action", "parse_card", "replay", "write_record",
 ]

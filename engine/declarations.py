@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import combinations
 
 from .cards import (
@@ -29,7 +30,23 @@ from .options import Options
 
 CARRE_RANKS = (QUEEN, KING, TEN, ACE, NINE, JACK)  # weakest to strongest
 CARRE_VALUE = {QUEEN: 100, KING: 100, TEN: 100, ACE: 100, NINE: 150, JACK: 200}
-RUN_NAMES = {3: "tierce", 4: "quarte"}
+# A carré's value is said aloud: it names the rank when no other rank is worth as much.
+_RANK_BY_VALUE = {
+    v: r for r, v in CARRE_VALUE.items() if list(CARRE_VALUE.values()).count(v) == 1
+}
+
+
+class DeclarationKind(StrEnum):
+    """What is said aloud of a combination: with its value, all that the other seats
+    learn of it before the deal is over (RULES §6.3)."""
+
+    TIERCE = "tierce"
+    QUARTE = "quarte"
+    QUINT = "quint"  # five cards or more
+    CARRE = "carre"
+
+
+RUN_KINDS = {3: DeclarationKind.TIERCE, 4: DeclarationKind.QUARTE, 5: DeclarationKind.QUINT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +74,28 @@ class Combo:
             return 120
         return 100
 
-    def kind(self) -> str:
-        """Public name: tierce, quarte, quint or carre-X (RECORD.md's score names)."""
+    @property
+    def declaration_kind(self) -> DeclarationKind:
         if self.is_carre:
-            return "carre-" + RANKS[CARRE_RANKS[self.top]]
-        return RUN_NAMES.get(self.length, "quint")
+            return DeclarationKind.CARRE
+        return RUN_KINDS[min(self.length, 5)]
+
+    @property
+    def rank(self) -> int | None:
+        """A carré's rank; None for a run."""
+        return CARRE_RANKS[self.top] if self.is_carre else None
+
+    @property
+    def public_rank(self) -> int | None:
+        """The rank its announcement tells everyone: a carré of jacks or nines by its
+        value; None for a run or a carré worth 100 (of Q, K, 10 or A)."""
+        return _RANK_BY_VALUE.get(CARRE_VALUE[self.rank]) if self.rank is not None else None
+
+    def kind(self) -> str:
+        """Score name: tierce, quarte, quint or carre-X (RECORD.md), the rank shown."""
+        if self.rank is not None:
+            return "carre-" + RANKS[self.rank]
+        return self.declaration_kind.value
 
     def text(self) -> str:
         """The record's notation: the cards, space-separated."""

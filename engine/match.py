@@ -14,7 +14,7 @@ from .actions import Action
 from .cards import Card
 from .deal import OVER, Deal
 from .errors import GameOverError, WrongPhaseError
-from .observation import Observation, observe
+from .observation import Observation, PublicObservation, observe, observe_public
 from .options import Options
 from .scoring import REDEAL, DealResult, MatchProgress, after_deal, score_deal
 
@@ -77,6 +77,10 @@ class Match:
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now, and nothing else."""
         return observe(self, seat)
+
+    def public_observation(self) -> PublicObservation:
+        """What anyone may see now, seated or not: for spectators."""
+        return observe_public(self)
 
     # ----------------------------------------------------------------- dealing
 

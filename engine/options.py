@@ -28,6 +28,16 @@ FLAGS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
 }
 
 
+TARGETS = {BULGARIAN: 151, CLASSIC: 1000}  # each variant's usual target_score
+TARGET_FACTOR = 10  # a room's target is at most ten times the usual one
+
+
+def max_target(variant: str) -> int:
+    """The highest ``target_score`` a match may have: the room's limit ([G]) is its
+    choice, but a match must end within a sitting."""
+    return TARGET_FACTOR * TARGETS[variant]
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """A variant and its flags.  Build with :meth:`Options.make` to get validation."""
@@ -58,7 +68,7 @@ class Options:
             raise ValueError(f"unknown variant {variant!r}")
         base = cls(variant=variant)
         if variant == CLASSIC:
-            base = replace(base, table_direction="clockwise", target_score=1000)
+            base = replace(base, table_direction="clockwise", target_score=TARGETS[CLASSIC])
         for name, value in flags.items():
             if name not in FLAGS:
                 raise ValueError(f"unknown option {name!r}")
@@ -66,9 +76,10 @@ class Options:
             if variant not in variants:
                 raise ValueError(f"option {name!r} does not apply to {variant}")
             if name == "target_score":
-                if type(value) is not int or value < 1:
-                    raise ValueError(f"option 'target_score' must be a positive integer, "
-                                     f"not {value!r}")
+                most = max_target(variant)
+                if type(value) is not int or not 1 <= value <= most:
+                    raise ValueError(f"option 'target_score' must be an integer from 1 to "
+                                     f"{most}, not {value!r}")
             elif value not in allowed or type(value) is not type(allowed[0]):
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"option {name!r} must be one of {choices}, not {value!r}")

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from ai import hard
+from ai.hard import HardBot
 from ai.inference import Knowledge, infer, sample
-from engine.cards import SUIT_MASK, Mask, parse_card
-from tests.positions import position
+from engine.cards import RANK_MASK, RANKS, SUIT_MASK, Mask, parse_card
+from engine.observation import Observation
+from tests.positions import carre_played, position
 
 HEARTS, SPADES = 2, 3
 
@@ -61,3 +66,37 @@ def test_a_belot_locates_the_other_card_of_the_pair() -> None:
     assert knowledge.located[0] == 1 << parse_card("QH")
     never_dealt(knowledge, 1, 1 << parse_card("QH"))
     never_dealt(knowledge, 2, 1 << parse_card("QH"))
+
+
+def carre_position(rank: str) -> tuple[Observation, Mask]:
+    """Seat 2's view after seat 1 announced its carré of ``rank`` and played one of it,
+    and the three cards of the carré still unplayed."""
+    obs = carre_played(rank, HEARTS).observation(2)
+    assert obs.announcements[0].cards is None  # seat 2 hears the carré, sees no card of it
+    return obs, RANK_MASK[RANKS.index(rank)] & ~(1 << parse_card(rank + "S"))
+
+
+@pytest.mark.parametrize("rank", ["9", "J"])
+def test_an_opponents_carre_locates_its_cards(rank: str) -> None:
+    obs, unplayed = carre_position(rank)
+    knowledge = infer(obs)
+    assert knowledge.located[1] == unplayed
+    for seat in (0, 3):
+        never_dealt(knowledge, seat, unplayed)
+
+
+@pytest.mark.parametrize("rank", ["9", "J"])
+def test_hard_samples_an_opponents_carre_in_its_hand(
+    rank: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    obs, unplayed = carre_position(rank)
+    sampled: list[list[Mask]] = []
+
+    def recorded(knowledge: Knowledge, rng: random.Random) -> list[Mask]:
+        hands = sample(knowledge, rng)
+        sampled.append(list(hands))
+        return hands
+
+    monkeypatch.setattr(hard, "sample", recorded)
+    assert HardBot(seed=1, budget_s=60).choose(obs) in obs.legal_actions
+    assert sampled and all(hands[1] & unplayed == unplayed for hands in sampled)

@@ -30,11 +30,23 @@ async def join(live: LiveServer, table_id: str, token: str) -> ClientConnection:
     return ws
 
 
+CUT_ONLY = {"reshuffle_each_deal": False}  # the next deck is a cut of the last one
+PASS_RATE = 0.9  # at cut-only tables: most deals are thrown in, the rest played
+
+
+def choose(legal: list[str], rng: random.Random, pass_rate: float) -> str:
+    """A random legal action; "pass", when legal, at least ``pass_rate`` of the time."""
+    if pass_rate and "pass" in legal and rng.random() < pass_rate:
+        return "pass"
+    return rng.choice(legal)
+
+
 async def human(live: LiveServer, table_id: str, guest: dict[str, str], seat: int,
                 rng: random.Random, frames: list[Frame], drop: float = 0.0,
-                ready: asyncio.Event | None = None) -> None:
+                ready: asyncio.Event | None = None, pass_rate: float = 0.0) -> None:
     """Play random legal actions (and the odd illegal one), dropping the socket now and
-    then, until the match is over; keep every frame received."""
+    then, until the match is over; keep every frame received.  A ``pass_rate`` gets deals
+    thrown in (all four pass)."""
     while True:
         ws = await join(live, table_id, guest["token"])
         acted_at = -1
@@ -50,7 +62,7 @@ async def human(live: LiveServer, table_id: str, guest: dict[str, str], seat: in
                 if (message["type"] in ("snapshot", "event") and message["turn"] == seat
                         and view["legal_actions"] and message["version"] != acted_at):
                     acted_at = version = message["version"]
-                    actions = [(f"a{version}", rng.choice(view["legal_actions"]))]
+                    actions = [(f"a{version}", choose(view["legal_actions"], rng, pass_rate))]
                     if rng.random() < 0.05:
                         actions.insert(0, (f"x{version}", rng.choice(sorted(CARDS))))
                     for action_id, action in actions:
@@ -150,15 +162,26 @@ def check_secrecy(frames: list[Frame], stored: StoredMatch) -> int:
     return shown
 
 
-def test_four_humans_play_a_match_over_real_sockets(live: LiveServer, live_rest: Rest) -> None:
+def thrown_in(stored: StoredMatch) -> int:
+    return sum(r["outcome"] == "redeal" for r in stored.deal_results)
+
+
+@pytest.mark.parametrize(("options", "pass_rate"), [({}, 0.0), (CUT_ONLY, PASS_RATE)],
+                         ids=["reshuffled", "cut-only"])
+def test_four_humans_play_a_match_over_real_sockets(live: LiveServer, live_rest: Rest,
+                                                    options: dict[str, Any],
+                                                    pass_rate: float) -> None:
+    """Cut only, the players pass often: a thrown-in deck, never seen, is cut for the next
+    deal, so nothing of it may reach a seat."""
     guests = [live_rest.guest(f"P{i}") for i in range(4)]
-    table_id = live_rest.table(guests[0], list(guests))
+    table_id = live_rest.table(guests[0], list(guests), options=options)
     frames: list[Frame] = []
 
     async def play() -> None:
         ready = [asyncio.Event() for _ in guests]
         players = asyncio.gather(*(
-            human(live, table_id, g, seat, random.Random(seat), frames, ready=ready[seat])
+            human(live, table_id, g, seat, random.Random(seat), frames, ready=ready[seat],
+                  pass_rate=pass_rate)
             for seat, g in enumerate(guests)))
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), GUARD)
         await asyncio.to_thread(live_rest.start, table_id, guests[0])
@@ -169,15 +192,23 @@ def test_four_humans_play_a_match_over_real_sockets(live: LiveServer, live_rest:
     assert final["status"] == "over" and final["winner"] in (0, 1)
     storage = live.app.state.storage
     assert isinstance(storage, MemoryStorage)
-    assert {e.by for e in storage.matches[table_id].actions} == {"player"}
-    assert check_secrecy(frames, storage.matches[table_id]) > 0
+    stored = storage.matches[table_id]
+    assert {e.by for e in stored.actions} == {"player"}
+    assert check_secrecy(frames, stored) > 0
+    assert stored.meta["options"] == options
+    assert thrown_in(stored) > 0 or not pass_rate
+
+
+def cut_only(i: int) -> dict[str, bool]:
+    """Half the tables of the next test, of both variants, deal by cutting only."""
+    return CUT_ONLY if i % 4 >= 2 else {}
 
 
 def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
                                                        live_rest: Rest) -> None:
-    """Many random matches at once, both variants, humans and bots, drops and reconnects,
-    illegal attempts, a spectator at every table; every frame is checked."""
-    owner = live_rest.guest("Owner")
+    """Many random matches at once, both variants, reshuffled or cut only (with humans who
+    pass often, for thrown-in deals), humans and bots, drops and reconnects, illegal
+    attempts, a spectator at every table; every frame is checked."""
     watcher = live_rest.guest("Watcher")
     tables: list[tuple[str, list[tuple[int, dict[str, str]]]]] = []
     for i in range(12):
@@ -187,8 +218,8 @@ def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
         seats: list[dict[str, str] | str] = ["easy"] * 4
         for s, g in humans:
             seats[s] = g
-        table_id = live_rest.table(owner, seats, variant=variant,
-                                   options={"target_score": target})
+        table_id = live_rest.table(humans[0][1], seats, variant=variant,
+                                   options={"target_score": target} | cut_only(i))
         tables.append((table_id, humans))
     frames: dict[str, list[Frame]] = {table_id: [] for table_id, _ in tables}
 
@@ -196,11 +227,12 @@ def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
         watchers = [asyncio.create_task(spectator(live, t, watcher, frames[t]))
                     for t, _ in tables]
         await asyncio.sleep(0)
-        for table_id, _ in tables:
-            await asyncio.to_thread(live_rest.start, table_id, owner)
+        for table_id, humans in tables:  # each owned by its first human (3 tables at most)
+            await asyncio.to_thread(live_rest.start, table_id, humans[0][1])
         rng = random.Random(7)
-        players = [human(live, t, g, s, random.Random(rng.random()), frames[t], drop=0.01)
-                   for t, humans in tables for s, g in humans]
+        players = [human(live, t, g, s, random.Random(rng.random()), frames[t], drop=0.01,
+                         pass_rate=PASS_RATE if cut_only(i) else 0.0)
+                   for i, (t, humans) in enumerate(tables) for s, g in humans]
         await asyncio.wait_for(asyncio.gather(*players, *watchers), GUARD)
 
     asyncio.run(play())
@@ -210,6 +242,7 @@ def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
         assert storage.matches[table_id].finished
         assert check_secrecy(frames[table_id], storage.matches[table_id]) > 0
     assert any(e.by == "cover" for t, _ in tables for e in storage.matches[t].actions)
+    assert any(thrown_in(storage.matches[t]) for i, (t, _) in enumerate(tables) if cut_only(i))
 
 
 def test_oversize_frames_are_closed_by_the_server(live: LiveServer, live_rest: Rest) -> None:

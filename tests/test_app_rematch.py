@@ -60,7 +60,9 @@ def test_rematch_copies_the_table_and_brings_everyone_to_one_new_table(
     assert left.status_code == 200 and left.json()["seats"][2]["kind"] == "empty"
     back = client.post(f"{url}/rematch", headers=rest.auth(ivo)).json()
     assert back["id"] == new["id"] and back["seats"][2]["name"] == "Ivo"
-    rest.start(new["id"], ivo)
+    refused = client.post(f"/api/tables/{new['id']}/start", headers=rest.auth(ivo))
+    assert refused.status_code == 403  # the new table is its first asker's: Ana starts it
+    rest.start(new["id"], ana)
     assert client.get(f"/api/tables/{new['id']}").json()["status"] == "playing"
 
     # Once that table has started, asking again opens another one.

@@ -3,19 +3,18 @@ played them, on both databases."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import httpx2
 import pytest
 
 from app.db.repository import Repository
-from engine import Action, Match, Options, action_name, card_name, parse_action
+from engine import Options, action_name, card_name
 from engine.actions import ANNOUNCE, BID
 from engine.cards import card_list
 
 from .test_db_api import with_client
-from .test_db_support import LiveMatch, play_logged, run
+from .test_db_support import LiveMatch, pass_the_first_deal, play_logged, run
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
@@ -107,12 +106,6 @@ def test_an_unfinished_deal_is_left_out(db_url: str) -> None:
         assert [d["index"] for d in frames["deals"]] == list(range(finished))  # no deal on
 
     run(with_client(db_url, body))
-
-
-def pass_the_first_deal(match: Match, rng: random.Random) -> Action:
-    """Everyone passes the first deal (thrown in), then random legal play."""
-    first = len(match.deals) == 1
-    return parse_action("pass") if first else rng.choice(match.legal_actions())
 
 
 def test_a_thrown_in_deal_shows_its_auction_and_first_cards(db_url: str) -> None:

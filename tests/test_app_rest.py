@@ -33,11 +33,12 @@ def test_create_with_house_rules_and_list(client: TestClient, rest: Rest) -> Non
     assert table["turn_seconds"] == 12 and table["status"] == "waiting" and table["version"] == 0
     hidden = client.post("/api/tables", json={"name": "mine", "private": True},
                          headers=rest.auth(ana)).json()
-    listed = {t["id"] for t in client.get("/api/tables").json()}
+    listed = {t["id"] for t in client.get("/api/tables").json()["tables"]}
     assert table["id"] in listed and hidden["id"] not in listed
     assert client.get(f"/api/tables/{hidden['id']}").json()["private"] is True
     for options in [{"litige": "nope"}, {"valat_multiplied": False}, {"made_up": True},
-                    {"target_score": 0}, {"target_score": True}, {"variant": "classic"}]:
+                    {"target_score": 0}, {"target_score": True}, {"variant": "classic"},
+                    {"target_score": 10_001}, {"target_score": 10**18}]:
         refused = client.post("/api/tables", json=body | {"options": options},
                               headers=rest.auth(ana))
         assert refused.status_code == 422, options
@@ -72,21 +73,24 @@ def test_seats_bots_and_start(client: TestClient, rest: Rest) -> None:
     left = client.delete(f"{url}/seats/2", headers=rest.auth(ivo)).json()
     assert left["seats"][2]["kind"] == "empty"
     assert client.put(f"{url}/seats/2", headers=rest.auth(ivo)).status_code == 200
+    assert code(client.put(f"{url}/seats/3/bot", json={"level": "hard"},
+                           headers=rest.auth(ivo))) == "not_allowed"  # the creator decides
     assert client.put(f"{url}/seats/3/bot", json={"level": "hard"},
-                      headers=rest.auth(ivo)).json()["seats"][3] == {
+                      headers=rest.auth(ana)).json()["seats"][3] == {
         "kind": "bot", "name": None, "level": "hard", "connected": False, "autoplay": False}
     assert code(client.delete(f"{url}/seats/0/bot", headers=rest.auth(ana))) == "not_a_bot"
     assert client.delete(f"{url}/seats/3/bot", headers=rest.auth(ana)).json()["seats"][3][
         "kind"] == "empty"
     before = client.get(url).json()["version"]
     client.put(f"{url}/seats/3/bot", json={"level": "normal"}, headers=rest.auth(ana))
-    started = client.post(f"{url}/start", headers=rest.auth(ivo))
+    assert code(client.post(f"{url}/start", headers=rest.auth(ivo))) == "not_allowed"
+    started = client.post(f"{url}/start", headers=rest.auth(ana))
     assert started.status_code == 200
     assert started.json()["status"] == "playing" and started.json()["version"] == before + 2
     assert code(client.post(f"{url}/start", headers=rest.auth(ana))) == "not_waiting"
     assert code(client.put(f"{url}/seats/3", headers=rest.auth(eve))) == "seat_taken"
     assert code(client.get(f"{url}/record")) == "not_over"
-    assert table_id not in {t["id"] for t in client.get("/api/tables").json()}
+    assert table_id not in {t["id"] for t in client.get("/api/tables").json()["tables"]}
 
 
 def test_bots_only_tables_do_not_start(client: TestClient, rest: Rest) -> None:
@@ -108,7 +112,8 @@ def test_variants_list_each_flag_with_its_default_and_values(client: TestClient)
     assert variants["bulgarian"]["table_direction"] == {
         "default": "counterclockwise", "values": ["counterclockwise", "clockwise"]}
     assert variants["classic"]["table_direction"]["default"] == "clockwise"
-    assert variants["classic"]["target_score"] == {"default": 1000, "values": []}
+    assert variants["classic"]["target_score"] == {"default": 1000, "values": [], "max": 10000}
+    assert variants["bulgarian"]["target_score"]["max"] == 1510
     assert "litige" in variants["classic"] and "litige" not in variants["bulgarian"]
     assert "long_run" in variants["bulgarian"] and "long_run" not in variants["classic"]
 

@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.api.routes import history
+from app.auth import Tokens
 from app.db.repository import BOT, HUMAN, Repository, Seat
 from app.db.session import Database
 from engine import Options, replay
@@ -23,6 +24,8 @@ pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 HEARTS, SPADES = 2, 3
 ZOE_SEATS = (Seat(BOT, "Bot", level="normal"), Seat(HUMAN, "Ana", "p-ana"),
              Seat(HUMAN, "Zoe", "p-zoe"), Seat(BOT, "Bot", level="hard"))
+TOKENS = Tokens("history-test-secret-0123456789", 3600)
+PRIVATE = {"table": {"name": "ours", "private": True}}
 
 
 def day(d: int) -> datetime:
@@ -33,21 +36,27 @@ def result(outcome: str, contract: int, bidder: int, score: tuple[int, int]) -> 
     return DealResult(outcome, contract, bidder, 1, (100, 62), (20, 0), (0, 0), None, score, 0)
 
 
-async def build(repo: Repository) -> None:
+async def build(repo: Repository, seats: tuple[Seat, ...] = SEATS) -> None:
     """A: bulgarian, team 0 won 151-80.  B: classic, team 1 won.  C: on.  D: Ana at seat 1,
-    team 1 won.  E: started with D's time, no deal yet."""
+    team 1 won.  E: started with D's time, no deal yet.  At private tables, which no list
+    nor stats show to strangers: P, as A but newest; Q, on.  ``seats``: those of A, B, C,
+    E, P and Q."""
     deck = list(range(32))
-    plan: list[tuple[str, str, tuple[Seat, ...], int, list[DealResult], Any]] = [
-        ("A", "bulgarian", SEATS, 1, [result("made", HEARTS, 0, (10, 6)),
-                                      result("failed", SPADES, 1, (16, 0)),
-                                      result("hanging", NO_TRUMPS, 2, (0, 8))], (151, 80, 0)),
-        ("B", "classic", SEATS, 2, [result("failed", ALL_TRUMPS, 0, (0, 300))], (500, 1001, 1)),
-        ("C", "bulgarian", SEATS, 3, [result("made", HEARTS, 0, (12, 4))], None),
-        ("D", "bulgarian", ZOE_SEATS, 4, [result("made", SPADES, 1, (5, 11))], (30, 151, 1)),
-        ("E", "bulgarian", SEATS, 4, [], None),
+    won = [result("made", HEARTS, 0, (10, 6)), result("failed", SPADES, 1, (16, 0)),
+           result("hanging", NO_TRUMPS, 2, (0, 8))]
+    plan: list[tuple[str, str, tuple[Seat, ...], int, list[DealResult], Any, dict[str, Any]]] = [
+        ("A", "bulgarian", seats, 1, won, (151, 80, 0), {}),
+        ("B", "classic", seats, 2, [result("failed", ALL_TRUMPS, 0, (0, 300))], (500, 1001, 1),
+         {}),
+        ("C", "bulgarian", seats, 3, [result("made", HEARTS, 0, (12, 4))], None, {}),
+        ("D", "bulgarian", ZOE_SEATS, 4, [result("made", SPADES, 1, (5, 11))], (30, 151, 1), {}),
+        ("E", "bulgarian", seats, 4, [], None, {}),
+        ("P", "bulgarian", seats, 5, won, (151, 80, 0), PRIVATE),
+        ("Q", "classic", seats, 6, [], None, PRIVATE),
     ]
-    for match_id, variant, seats, d, results, end in plan:
-        await repo.create_match(match_id, variant, {}, seats, started_at=day(d))
+    for match_id, variant, match_seats, d, results, end, meta in plan:
+        await repo.create_match(match_id, variant, {}, match_seats, meta=meta,
+                                started_at=day(d))
         for i, r in enumerate(results):
             await repo.start_deal(match_id, i, i % 4, deck, at=day(d))
             await repo.finish_deal(match_id, i, r, at=day(d))
@@ -61,6 +70,7 @@ async def with_client(url: str, body: Any) -> None:
     app = FastAPI()
     app.include_router(history.router)
     app.state.database = db
+    app.state.tokens = TOKENS
     try:
         repo = Repository(db)
         transport = httpx2.ASGITransport(app=app)
@@ -70,8 +80,9 @@ async def with_client(url: str, body: Any) -> None:
         await db.dispose()
 
 
-async def ids(client: httpx2.AsyncClient, **params: Any) -> list[str]:
-    response = await client.get("/api/matches", params=params)
+async def ids(client: httpx2.AsyncClient, token: str | None = None, **params: Any) -> list[str]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = await client.get("/api/matches", params=params, headers=headers)
     assert response.status_code == 200, response.text
     return [m["id"] for m in response.json()["items"]]
 
@@ -176,6 +187,39 @@ def test_record_shows_only_finished_deals(db_url: str) -> None:
         assert 0 < finished < len(mid.match.deals)
         assert partial["deals"] == mid.record(partial)["deals"][:finished]
         assert replay(partial).results == mid.match.results
+
+    run(with_client(db_url, body))
+
+
+def test_private_matches_are_listed_only_to_their_own_player(db_url: str) -> None:
+    """Found by id (the link), but in no list nor stats, except for the player's own history
+    asked for with the player's token."""
+    ana, ana_token = TOKENS.issue("Ana")
+    ivo, ivo_token = TOKENS.issue("Ivo")
+    seats = (Seat(HUMAN, "Ana", ana.id), SEATS[1], Seat(HUMAN, "Ivo", ivo.id), SEATS[3])
+
+    async def stats(client: httpx2.AsyncClient, token: str | None) -> list[int]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        body = (await client.get(f"/api/players/{ana.id}/stats", headers=headers)).json()
+        return [v["matches"] for v in body["by_variant"]]
+
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
+        await build(repo, seats)
+        public = ["E", "C", "B", "A"]
+        for token in (None, ana_token, ivo_token, "not-a-token"):
+            assert await ids(client, token) == ["E", "D", "C", "B", "A"]
+            assert await ids(client, token, finished="false") == ["E", "C"]
+        for token in (None, ivo_token, "not-a-token"):  # a stranger, Ivo, a bad token
+            assert await ids(client, token, player=ana.id) == public
+        assert await ids(client, ana_token, player=ivo.id) == public
+        assert await ids(client, ana_token, player=ana.id) == ["Q", "P", *public]
+        assert await ids(client, ana_token, player=ana.id, finished="false") == ["Q", "E", "C"]
+        assert await ids(client, ana_token, player=ana.id, limit=1) == ["Q"]
+        assert await stats(client, None) == [1, 1] == await stats(client, ivo_token)
+        assert await stats(client, ana_token) == [2, 1]
+        for path in ("/api/matches/P", "/api/matches/Q", "/api/matches/Q/record",
+                     "/api/matches/Q/replay"):  # the id is the link
+            assert (await client.get(path)).status_code == 200, path
 
     run(with_client(db_url, body))
 

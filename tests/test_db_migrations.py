@@ -6,17 +6,27 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from alembic import command
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
 
 from app.db.migrate import ALEMBIC_INI, alembic_config, scratch_database
-from app.db.models import Base
+from app.db.models import Base, Match, UTCDateTime
 from app.db.session import Database
 
 from .test_db_support import BACKENDS, PG_SERVER, run
+
+OLD_MATCHES = sa.table(  # the matches table as revision 0001 made it
+    "matches", sa.column("id", sa.String), sa.column("variant", sa.String),
+    sa.column("options", sa.JSON), sa.column("meta", sa.JSON),
+    sa.column("started_at", UTCDateTime()), sa.column("total0", sa.Integer),
+    sa.column("total1", sa.Integer),
+)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -56,3 +66,38 @@ def test_run_command_migrates_the_database_of_database_url(empty_url: str) -> No
     subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ALEMBIC_INI.parent,
                    env=env, check=True, capture_output=True)
     assert run(table_names(empty_url)) == set(Base.metadata.tables) | {"alembic_version"}
+
+
+async def insert_old_matches(url: str, metas: dict[str, dict[str, Any]]) -> None:
+    db = Database(url)
+    try:
+        async with db.write() as conn:
+            await conn.execute(sa.insert(OLD_MATCHES), [
+                {"id": match_id, "variant": "bulgarian", "options": {}, "meta": meta,
+                 "started_at": datetime(2026, 1, 1, tzinfo=UTC), "total0": 0, "total1": 0}
+                for match_id, meta in metas.items()])
+    finally:
+        await db.dispose()
+
+
+async def private_flags(url: str) -> dict[str, bool]:
+    db = Database(url)
+    try:
+        async with db.read() as session:
+            rows = await session.execute(select(Match.id, Match.private))
+            return {match_id: private for match_id, private in rows}
+    finally:
+        await db.dispose()
+
+
+def test_private_is_filled_in_from_meta(empty_url: str) -> None:
+    """Matches logged before revision 0002 get their table's privacy from ``meta``."""
+    config = alembic_config(empty_url)
+    command.upgrade(config, "0001")
+    run(insert_old_matches(empty_url, {
+        "hidden": {"seed": 1, "table": {"name": "t", "private": True}},
+        "open": {"seed": 2, "table": {"name": "t", "private": False}},
+        "bare": {},
+    }))
+    command.upgrade(config, "head")
+    assert run(private_flags(empty_url)) == {"hidden": True, "open": False, "bare": False}

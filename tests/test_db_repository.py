@@ -17,7 +17,7 @@ from app.db.url import async_url
 from engine import Options, replay
 from engine.record import replay_report
 
-from .test_db_support import BACKENDS, SEATS, play_logged, run
+from .test_db_support import BACKENDS, SEATS, pass_the_first_deal, play_logged, run
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
@@ -87,11 +87,37 @@ def test_public_record_leaves_out_the_deal_in_progress(db_url: str) -> None:
             assert live.match.deal is not None and not live.match.deal.is_over
             log = await repo.load("m")
             assert log is not None
-            public = log.record(finished_deals_only=True)
+            public = log.record(public=True)
             finished = len(live.match.results)
             assert len(public["deals"]) == finished
             assert public["deals"] == log.record()["deals"][:finished]
             assert replay(public).results == live.match.results
+        finally:
+            await db.dispose()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(("options", "held"), [(OPTIONS[0], False), (OPTIONS[2], True)],
+                         ids=["reshuffled", "cut-only"])
+def test_public_record_holds_back_a_thrown_in_deck_the_next_deal_is_cut_from(
+    db_url: str, options: Options, held: bool
+) -> None:
+    """Until the match ends: the next deal (here in progress) is a cut of that deck."""
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            repo = Repository(db)
+            live = await play_logged(repo, "m", options, seed=3, choose=pass_the_first_deal,
+                                     stop_after=6)
+            assert [r.outcome for r in live.match.results] == ["redeal"]
+            log = await repo.load("m")
+            assert log is not None
+            assert len(log.record(public=True)["deals"]) == (0 if held else 1)
+            await repo.finish_match("m", live.match.totals, None, reason="abandoned")
+            log = await repo.load("m")
+            assert log is not None and log.public_deals() == 1
+            assert replay(log.record(public=True)).results == live.match.results
         finally:
             await db.dispose()
 

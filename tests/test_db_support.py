@@ -22,7 +22,7 @@ from app.db import models
 from app.db.migrate import scratch_database, upgrade
 from app.db.repository import BOT, HUMAN, Repository, Seat
 from app.db.session import Database
-from engine import Action, Match, Options, write_record
+from engine import Action, Match, Options, parse_action, write_record
 
 PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ("sqlite", "postgresql")
@@ -120,3 +120,9 @@ async def play_logged(
     if match.is_over:
         await repo.finish_match(match_id, match.totals, match.winner)
     return LiveMatch(match_id, match)
+
+
+def pass_the_first_deal(match: Match, rng: random.Random) -> Action:
+    """Everyone passes the first deal (thrown in), then random legal play."""
+    first = len(match.deals) == 1
+    return parse_action("pass") if first else rng.choice(match.legal_actions())

@@ -22,14 +22,16 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from engine.actions import ANNOUNCE, END, Action
+from engine.actions import ANNOUNCE, END, PASS, Action
 from engine.deal import Deal, legal_cards, trick_state
 from engine.declarations import COMBOS
 from engine.errors import IllegalActionError
 from engine.match import Match
+from engine.observation import Observation
 from engine.options import Options
 from engine.record import replay, replay_report, write_record
 from engine.scoring import Tally, score_deal
+from tests.positions import carre_played
 from tests.strategies import (
     FLAGS,
     VARIANTS,
@@ -822,13 +824,27 @@ def test_record_round_trip(options: Options, seed: int, stop: int | None) -> Non
             assert rewritten == doc
 
 
-def check_private(match: Match, seat: int) -> None:
-    """``seat``'s view shows its own cards, played cards and public facts only."""
+def reference_kind(combo: frozenset[str]) -> str:
+    """What is said aloud of a combination (§6.1)."""
+    if len({c[0] for c in combo}) == 1:
+        return "carre"
+    return {3: "tierce", 4: "quarte"}.get(len(combo), "quint")
+
+
+def check_private(match: Match, seat: int | None) -> None:
+    """``seat``'s view shows its own cards, played cards and public facts only; the
+    public observation (``seat`` None), played cards and public facts only."""
     deal = match.deal
     assert deal is not None
-    view = match.observation(seat).to_dict()
+    observation = match.public_observation() if seat is None else match.observation(seat)
+    view = observation.to_dict()
     over = deal.is_over
-    own = set(names_of(deal.hands[seat]))
+    own = set() if seat is None else set(names_of(deal.hands[seat]))
+    if seat is None:
+        assert not isinstance(observation, Observation)  # no field for a hand at all
+        assert view["seat"] is None and view["legal_actions"] == []
+    else:
+        assert view["seat"] == seat
     played = {name(c) for c in deal.trick} | {name(c) for _, cs in deal.tricks for c in cs}
     turned = {name(deal.turned)} if deal.options.classic and deal.turned is not None else set()
     visible = own | played | turned
@@ -863,13 +879,20 @@ def check_private(match: Match, seat: int) -> None:
     else:
         assert view["turned"] is None
     assert len(view["announcements"]) == len(announced)
-    for shown, (s, combo) in zip(view["announcements"], announced, strict=True):
+    for shown, typed, (s, combo) in zip(
+            view["announcements"], observation.announcements, announced, strict=True):
         assert shown["seat"] == s
+        assert shown["kind"] == typed.kind == reference_kind(combo)
+        rank = next(iter(combo))[0] if typed.kind == "carre" else None
         if s == seat or over:
             assert shown["cards"] is not None and set(shown["cards"]) == combo
         else:
             assert shown["cards"] is None
             assert shown.get("scored") is None  # which ones score says which were higher
+            # a hidden carré's rank only when its value, said aloud, names it (J, 9)
+            if rank is not None and list(CARRE_VALUE.values()).count(CARRE_VALUE[rank]) > 1:
+                rank = None
+        assert typed.rank == (None if rank is None else RANKS.index(rank))
     assert len(view["previous_announcements"]) == len(previous)
     for shown, (s, combo) in zip(view["previous_announcements"], previous, strict=True):
         assert shown["seat"] == s
@@ -901,17 +924,52 @@ def check_private(match: Match, seat: int) -> None:
     walk(view, ())
 
 
+VIEWERS = (0, 1, 2, 3, None)  # every seat, and anyone without one
+
+
 @settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_observation_hides_other_hands(options: Options, seed: int) -> None:
-    """No seat's view ever holds another seat's unplayed cards."""
+    """No seat's view ever holds another seat's unplayed cards, the public one none."""
     with context(options, seed):
         for match, _, _ in random_match_steps(options, seed):
-            for seat in range(4):
+            for seat in VIEWERS:
                 check_private(match, seat)
         # a finished deal (the match is over, so no new deal replaced it) reveals announcements
-        for seat in range(4):
+        for seat in VIEWERS:
             check_private(match, seat)
+
+
+@pytest.mark.parametrize("rank", CARRE_ORDER)
+def test_a_hidden_carre_is_named_by_its_value_alone(rank: str) -> None:
+    """Seat 1's carré of each rank, announced: while the deal runs its rank reaches the
+    other seats and the public view only when its value names it (jacks, nines)."""
+    match = carre_played(rank, CONTRACTS.index("H"))
+    for seat in VIEWERS:
+        check_private(match, seat)
+
+
+def cut_only_options() -> st.SearchStrategy[Options]:
+    """Random flags of either variant, but the next deck is always a cut of the last."""
+    return any_options().map(
+        lambda o: Options.make(o.variant, **(o.applicable() | {"reshuffle_each_deal": False})))
+
+
+@settings(max_examples=10, deadline=None, phases=MATCH_PHASES)
+@given(options=cut_only_options(), seed=seeds)
+def test_observation_hides_a_thrown_in_deck(options: Options, seed: int) -> None:
+    """Cut only, most deals thrown in: the next deal is dealt from a cut of a deck nobody
+    saw (RECORD.md), so no view may show any card of it that its seat does not hold."""
+    with context(options, seed):
+        rng = random.Random(seed)
+        match = Match(options, seed=seed)
+        while not match.is_over:
+            for seat in VIEWERS:
+                check_private(match, seat)
+            legal = match.legal_actions()
+            passing = len(match.results) < 2 or rng.random() < 0.9  # the first two thrown in
+            match.apply_action(PASS if PASS in legal and passing else rng.choice(legal))
+        assert [r.outcome for r in match.results[:2]] == ["redeal", "redeal"]
 
 
 @settings(max_examples=15, deadline=None, phases=MATCH_PHASES)

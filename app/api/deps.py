@@ -43,6 +43,20 @@ def current_player(
                             headers={"WWW-Authenticate": "Bearer"}) from None
 
 
+def optional_player(
+    tokens: Annotated[Tokens, Depends(get_tokens)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Player | None:
+    """The caller, for reads that show a player more of its own; a missing, bad or expired
+    token reads as anonymous rather than failing what anyone may read."""
+    if credentials is None:
+        return None
+    try:
+        return tokens.read(credentials.credentials)
+    except InvalidToken:
+        return None
+
+
 def get_table(
     lobby: Annotated[Lobby, Depends(get_lobby)],
     table_id: Annotated[str, Path(max_length=32)],
@@ -54,5 +68,6 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 TokensDep = Annotated[Tokens, Depends(get_tokens)]
 PlayerDep = Annotated[Player, Depends(current_player)]
+ViewerDep = Annotated[Player | None, Depends(optional_player)]
 TableDep = Annotated[Table, Depends(get_table)]
 SeatPath = Annotated[int, Path(ge=0, le=3, description="Seat 0 to 3; seats 0 and 2 are team 0.")]

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     Dialect,
     ForeignKey,
@@ -21,6 +22,7 @@ from sqlalchemy import (
     MetaData,
     SmallInteger,
     String,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -81,6 +83,8 @@ class Match(Base):
     variant: Mapped[str] = mapped_column(String(16))
     options: Mapped[dict[str, Any]]  # the flags that differ from the variant's defaults
     meta: Mapped[dict[str, Any]]  # the table server's own data (seed, settings), opaque here
+    # meta["table"]["private"] as a column, so that lists can leave private matches out.
+    private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
     end_reason: Mapped[str | None] = mapped_column(String(16))  # won, forfeit, abandoned

@@ -67,11 +67,20 @@ class MatchFilter:
     until: datetime | None = None  # started before
     cursor: Cursor | None = None
     limit: int = 20
+    viewer: str | None = None  # the player asking, known by its bearer token
+
+
+def shows_private(player: str | None, viewer: str | None) -> bool:
+    """Private matches are never listed nor counted, except in a player's own history
+    asked for with that player's token: their ids are the link that lets anyone watch."""
+    return player is not None and player == viewer
 
 
 def _filtered(f: MatchFilter) -> Select[models.Match]:
     m = models.Match
     stmt = select(m)
+    if not shows_private(f.player, f.viewer):
+        stmt = stmt.where(~m.private)
     if f.player is not None:
         seats = models.MatchSeat
         stmt = stmt.where(m.id.in_(select(seats.match_id).where(seats.player_id == f.player)))
@@ -148,13 +157,16 @@ def _deal(d: models.Deal) -> DealOut:
 
 
 async def get_record(session: AsyncSession, match_id: str) -> dict[str, Any] | None:
-    """The public ``belote-record/1`` of a match: only its finished deals (docs/storage.md)."""
+    """The public ``belote-record/1`` of a match: its public deals (docs/storage.md)."""
     logs = await load_logs(session, [match_id])
-    return logs[0].record(finished_deals_only=True) if logs else None
+    return logs[0].record(public=True) if logs else None
 
 
-async def player_stats(session: AsyncSession, player_id: str) -> PlayerStats | None:
-    """A player's finished matches by variant: wins, points, own contracts; None if unknown."""
+async def player_stats(
+    session: AsyncSession, player_id: str, viewer: str | None = None
+) -> PlayerStats | None:
+    """A player's finished matches by variant: wins, points, own contracts; None if unknown.
+    Private matches count only when the player asks (``viewer``)."""
     player = await session.get(models.Player, player_id)
     if player is None:
         return None
@@ -163,6 +175,8 @@ async def player_stats(session: AsyncSession, player_id: str) -> PlayerStats | N
     own = case((team == 0, m.total0), else_=m.total1)
     other = case((team == 0, m.total1), else_=m.total0)
     mine = and_(s.player_id == player_id, m.finished_at.is_not(None))
+    if not shows_private(player_id, viewer):
+        mine = and_(mine, ~m.private)
     totals = await session.execute(
         select(
             m.variant,

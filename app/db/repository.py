@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from engine import Match, Options, card_name, parse_card, write_record
 from engine.cards import Card
 from engine.record import RecordError
-from engine.scoring import DealResult
+from engine.scoring import REDEAL, DealResult
 
 from ..storage import left_seat
 from . import models
@@ -64,18 +64,35 @@ class MatchLog:
     deals: list[models.Deal] = field(default_factory=list)
     actions: list[list[models.Action]] = field(default_factory=list)  # per deal
 
-    def replay(self, *, finished_deals_only: bool = False) -> Match:
+    def options(self) -> Options:
+        """The match's options: the row keeps only the flags that differ."""
+        return Options.make(self.match.variant, **self.match.options)
+
+    def public_deals(self) -> int:
+        """How many deals, from the first, anyone may see (docs/storage.md, Hidden cards).
+
+        Not a deal in progress: its deck shows every hand, its announcements cards not yet
+        played.  Nor, in a cut-only match still on, the thrown-in deals just before it: its
+        deck is a cut of theirs, which nobody saw, so matching one's own cards against the
+        cuts of a published one would tell every hand.
+        """
+        shown = 0
+        while shown < len(self.deals) and self.deals[shown].outcome is not None:
+            shown += 1
+        if self.match.finished_at is None and not self.options().reshuffle_each_deal:
+            while shown and self.deals[shown - 1].outcome == REDEAL:
+                shown -= 1
+        return shown
+
+    def replay(self, *, public: bool = False) -> Match:
         """The engine match the log describes, every action checked (RecordError if not).
 
-        ``finished_deals_only`` leaves out a deal still in progress, whose deck would show
-        every hand and whose announcements would show cards not yet played.
+        ``public`` keeps only the :meth:`public_deals`, still a record that replays.
         """
-        options = Options.make(self.match.variant, **self.match.options)
-        first = self.deals[0].dealer if self.deals else 0
-        match = Match(options, dealer=first, auto_deal=False)
-        for deal, actions in zip(self.deals, self.actions, strict=True):
-            if finished_deals_only and deal.outcome is None:
-                break
+        match = Match(self.options(), dealer=self.deals[0].dealer if self.deals else 0,
+                      auto_deal=False)
+        shown = self.public_deals() if public else len(self.deals)
+        for deal, actions in zip(self.deals[:shown], self.actions[:shown], strict=True):
             try:
                 if deal.dealer != match.next_dealer:
                     raise ValueError(f"dealer must be {match.next_dealer}, not {deal.dealer}")
@@ -89,7 +106,7 @@ class MatchLog:
                     raise RecordError(deal.idx, j, str(e)) from None
         return match
 
-    def record(self, *, finished_deals_only: bool = False) -> dict[str, Any]:
+    def record(self, *, public: bool = False) -> dict[str, Any]:
         """The ``belote-record/1`` document, with id, seats and times as extra keys."""
         extra: dict[str, Any] = {
             "id": self.match.id,
@@ -98,7 +115,12 @@ class MatchLog:
         }
         if self.match.finished_at is not None:
             extra["finished_at"] = self.match.finished_at.isoformat()
-        return write_record(self.replay(finished_deals_only=finished_deals_only), **extra)
+        return write_record(self.replay(public=public), **extra)
+
+
+def is_private(meta: dict[str, Any]) -> bool:
+    """Whether the table server's ``meta`` says the match was played at a private table."""
+    return meta.get("table", {}).get("private") is True
 
 
 def deck_text(deck: Sequence[Card]) -> str:
@@ -168,7 +190,7 @@ class Repository:
             await conn.execute(
                 insert(models.Match),
                 {"id": match_id, "variant": variant, "options": flags, "meta": meta or {},
-                 "started_at": at, "total0": 0, "total1": 0},
+                 "private": is_private(meta or {}), "started_at": at, "total0": 0, "total1": 0},
             )
             await conn.execute(
                 insert(models.MatchSeat),
@@ -242,15 +264,21 @@ class Repository:
 
     async def finish_match(
         self, match_id: str, totals: tuple[int, int], winner: int | None,
-        *, reason: str = "won", at: datetime | None = None,
+        *, reason: str = "won", forfeit: dict[str, int] | None = None,
+        at: datetime | None = None,
     ) -> None:
-        """Close a match (won, forfeit or abandoned): it is no longer recovered at start."""
+        """Close a match (won, forfeit or abandoned): it is no longer recovered at start.
+        A forfeit's seat goes into ``meta``, for the table shown after a restart."""
         async with self.db.write() as conn:
+            values: dict[str, Any] = {"finished_at": at or now(), "end_reason": reason,
+                                      "total0": totals[0], "total1": totals[1],
+                                      "winner": winner}
+            if forfeit is not None:
+                meta = await conn.scalar(
+                    select(models.Match.meta).where(models.Match.id == match_id))
+                values["meta"] = (meta or {}) | {"forfeit": forfeit}
             done = await conn.execute(
-                update(models.Match)
-                .where(models.Match.id == match_id)
-                .values(finished_at=at or now(), end_reason=reason, total0=totals[0],
-                        total1=totals[1], winner=winner)
+                update(models.Match).where(models.Match.id == match_id).values(**values)
             )
             if done.rowcount != 1:
                 raise ValueError(f"no match {match_id!r}")
@@ -259,6 +287,17 @@ class Repository:
         async with self.db.read() as session:
             logs = await load_logs(session, [match_id])
         return logs[0] if logs else None
+
+    async def load_finished(self, since: datetime) -> list[MatchLog]:
+        """Matches won or forfeited at or after ``since``, oldest first."""
+        async with self.db.read() as session:
+            ids = await session.scalars(
+                select(models.Match.id)
+                .where(models.Match.finished_at >= since,
+                       models.Match.end_reason != "abandoned")
+                .order_by(models.Match.finished_at, models.Match.id)
+            )
+            return await load_logs(session, list(ids))
 
     async def load_unfinished(self) -> list[MatchLog]:
         """Every match still on, oldest first, to rebuild its table with ``replay()``."""

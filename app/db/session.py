@@ -1,7 +1,9 @@
 """The engine, the session factory and the one place where driver errors become ours.
 
-Tables must stop accepting actions when their log cannot be written, so every connection
-failure surfaces as :class:`StorageUnavailable`, whatever the driver raised.
+Tables must stop accepting actions when their log cannot be written, so every failure
+that says "not now" surfaces as :class:`StorageUnavailable`, whatever the driver raised:
+the database is decided by what it said (its SQLSTATE), not by the driver's class.
+Every statement is bounded in time, so a stalled server is unavailable, not a hang.
 """
 
 from __future__ import annotations
@@ -29,9 +31,32 @@ from .url import async_url, ensure_sqlite_dir
 # Seconds: PostgreSQL's connect timeout, SQLite's wait for a lock held by another process.
 # A dead server must fail a write fast (StorageUnavailable), not hang a table.
 CONNECT_TIMEOUT = 5.0
+# Seconds one PostgreSQL statement (BEGIN and COMMIT included) may take before it is
+# cancelled: a stalled server or connection must not hang a table silently.
+STATEMENT_TIMEOUT = 5.0
+
+# SQLSTATEs that mean "not now": connection exceptions (class 08), insufficient
+# resources (53), operator intervention (57: shutting down, starting up, a statement
+# cancelled by its timeout), system errors (58), and a transaction that lost a
+# serialization race, a deadlock or a lock wait.  Anything else the server said (a
+# duplicate key, a bad value, a missing table) will be said again: refused.
+_TRANSIENT_CLASSES = frozenset({"08", "53", "57", "58"})
+_TRANSIENT_STATES = frozenset({"40001", "40P01", "55P03"})
+# Errors without a SQLSTATE that mean the server could not be reached or answer in time;
+# SQLite says "locked", "busy" or "disk I/O" through OperationalError.
+_UNREACHABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError, OSError,
+                TimeoutError)
 
 
-_UNAVAILABLE = (exc.OperationalError, exc.InterfaceError, OSError, TimeoutError)
+def unavailable(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot do it now (retry), not that it never will."""
+    if isinstance(error, exc.DBAPIError):
+        if error.connection_invalidated:
+            return True
+        state = getattr(error.orig, "sqlstate", None)
+        if isinstance(state, str) and state:
+            return state[:2] in _TRANSIENT_CLASSES or state in _TRANSIENT_STATES
+    return isinstance(error, _UNREACHABLE)
 
 
 @contextlib.contextmanager
@@ -39,12 +64,10 @@ def translate_errors() -> Iterator[None]:
     """Re-raise driver errors as StorageUnavailable / StorageError."""
     try:
         yield
-    except _UNAVAILABLE as e:
-        raise StorageUnavailable(f"database unavailable: {e}") from e
-    except exc.DBAPIError as e:
-        if e.connection_invalidated:
-            raise StorageUnavailable(f"database connection lost: {e}") from e
-        raise StorageError(f"database refused the write: {e.orig}") from e
+    except (exc.SQLAlchemyError, OSError, TimeoutError) as e:
+        if unavailable(e):
+            raise StorageUnavailable(f"database unavailable: {e}") from e
+        raise StorageError(f"database refused the write: {getattr(e, 'orig', e)}") from e
 
 
 def make_engine(url: URL, **kwargs: Any) -> AsyncEngine:
@@ -55,8 +78,12 @@ def make_engine(url: URL, **kwargs: Any) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     # pre_ping: a server restart leaves dead pooled connections; one should not stop a table.
+    # command_timeout bounds every statement on the client's side, which also catches a
+    # server that stopped answering (its own statement_timeout would not).
     return create_async_engine(
-        url, pool_pre_ping=True, connect_args={"timeout": CONNECT_TIMEOUT}, **kwargs
+        url, pool_pre_ping=True,
+        connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": STATEMENT_TIMEOUT},
+        **kwargs,
     )
 
 

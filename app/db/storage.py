@@ -4,13 +4,16 @@ The interface logs actions without deal boundaries, so this adapter keeps, per t
 shadow :class:`engine.Match` built like the table's own (same options and seed): it says
 which deal and place each action takes, and which dealer and deck a new deal has, so the
 log holds what ``belote-record/1`` needs.  A failed write drops the shadow, since the
-write may have committed or not: the next call rebuilds it from the log, and an action
-whose version is already logged is not written twice, so the table can simply retry.
+write may have committed or not: the next call rebuilds it from the log.  Every write is
+idempotent, so the table can simply retry one whose answer it never got: an action whose
+version is already logged is not written twice, a match already created with the same
+metadata or already finished is left as it is.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from engine import Match, Options
@@ -21,6 +24,11 @@ from .repository import BOT, MatchLog, Repository, Seat, deck_text
 from .session import Database, StorageError
 
 logger = logging.getLogger(__name__)
+
+
+def logged_actions(log: MatchLog) -> list[LoggedAction]:
+    return [LoggedAction(a.version or 0, a.seat, a.action, a.actor or "")
+            for deal in log.actions for a in deal]
 
 
 def seat_of(entry: dict[str, Any]) -> Seat:
@@ -50,9 +58,16 @@ class DatabaseStorage:
     async def create_match(self, table_id: str, meta: dict[str, Any]) -> None:
         options = Options.make(meta["variant"], **meta.get("options", {}))
         seats = [seat_of(s) for s in meta["seats"]]
-        await self.repo.create_match(
-            table_id, options.variant, options.changed(), seats, meta=meta
-        )
+        try:
+            await self.repo.create_match(
+                table_id, options.variant, options.changed(), seats, meta=meta
+            )
+        except StorageError:  # perhaps committed by an attempt whose answer was lost
+            log = await self.repo.load(table_id)
+            if log is None or log.match.meta != meta or any(log.actions):
+                raise
+            await self._restore(log)
+            return
         shadow = Match(options, seed=meta["seed"])
         await self._catch_up(table_id, shadow, logged_deals=0)
         self._shadows[table_id] = shadow
@@ -92,6 +107,10 @@ class DatabaseStorage:
         await self.repo.finish_deal(table_id, index, shadow.results[index])
 
     async def finish_match(self, table_id: str, record: dict[str, Any]) -> None:
+        if table_id not in self._shadows:  # perhaps finished by an attempt whose answer was lost
+            log = await self.repo.load(table_id)
+            if log is not None and log.match.finished_at is not None:
+                return
         shadow = await self._shadow(table_id)
         forfeit = record.get("forfeit")
         if "abandoned" in record:
@@ -100,7 +119,8 @@ class DatabaseStorage:
             reason, winner = "forfeit", forfeit["winner"]
         else:
             reason, winner = "won", shadow.winner
-        await self.repo.finish_match(table_id, shadow.totals, winner, reason=reason)
+        await self.repo.finish_match(table_id, shadow.totals, winner, reason=reason,
+                                     forfeit=forfeit)
         del self._shadows[table_id]
         del self._versions[table_id]
 
@@ -123,12 +143,17 @@ class DatabaseStorage:
                 del self._shadows[log.match.id], self._versions[log.match.id]
                 continue
             stored.append(StoredMatch(
-                log.match.id, log.match.meta,
-                actions=[LoggedAction(a.version or 0, a.seat, a.action, a.actor or "")
-                         for deal in log.actions for a in deal],
+                log.match.id, log.match.meta, actions=logged_actions(log),
                 deal_results=[r.to_dict() for r in shadow.results],
             ))
         return stored
+
+    async def load_finished(self, since: float) -> list[StoredMatch]:
+        """Recently finished matches, for their tables' results after a restart."""
+        logs = await self.repo.load_finished(datetime.fromtimestamp(since, UTC))
+        return [StoredMatch(log.match.id, log.match.meta, actions=logged_actions(log),
+                            finished_at=log.match.finished_at.timestamp())
+                for log in logs if log.match.finished_at is not None]
 
     async def _restore(self, log: MatchLog) -> Match:
         """The shadow of a logged match, with the deal rows and results a crash or a

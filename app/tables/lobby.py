@@ -1,9 +1,17 @@
-"""Where tables are created, found by id, restored after a restart and stopped together."""
+"""Where tables are created, found by id, listed, restored after a restart and stopped
+together; and what one player or one client address may hold at once."""
 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import logging
+import math
 import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
 
 from engine import Options
 
@@ -12,41 +20,112 @@ from ..bots import BotRunner
 from ..config import Settings
 from ..storage import Storage
 from .errors import TableError, shutting_down
-from .table import WAITING, Services, Table, TableConfig
+from .table import PLAYING, WAITING, Services, Table, TableConfig
+
+log = logging.getLogger(__package__)
+
+
+class TooManyTables(TableError):
+    """A player or an address already holds as many open tables as it may (429);
+    ``retry_after``: seconds until one of its waiting tables expires, if one is waiting."""
+
+    def __init__(self, code: str, message: str, retry_after: int | None) -> None:
+        super().__init__(code, message, 429)
+        self.retry_after = retry_after
+
+
+class Quota:
+    """How many of something (sockets) each key (a player, an address) holds, up to a cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._held: Counter[str] = Counter()
+
+    def take(self, key: str) -> bool:
+        """One more for ``key``, unless it holds ``cap`` already; every True needs a release."""
+        if self._held[key] >= self.cap:
+            return False
+        self._held[key] += 1
+        return True
+
+    def release(self, key: str) -> None:
+        self._held[key] -= 1
+        if self._held[key] <= 0:
+            del self._held[key]
+
+    def held(self, key: str) -> int:
+        return self._held.get(key, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The public waiting tables in creation order, as of ``built`` (time.monotonic()),
+    tables created since then appended; ``numbers`` are their creation numbers, which the
+    lobby's cursor searches."""
+
+    built: float
+    numbers: list[int]
+    tables: list[Table]
 
 
 class Lobby:
-    """Every live table by id; creates tables and forgets closed ones."""
+    """Every live table by id; creates tables within each holder's limits, lists the open
+    ones (cheaply: every client in the lobby polls the list) and forgets closed ones.
+    It also counts the open sockets that app/api/routes/ws.py admits."""
 
     def __init__(self, settings: Settings, bots: BotRunner, storage: Storage) -> None:
         self.tables: dict[str, Table] = {}
         self.stopping = False
+        self.sockets_by_address = Quota(settings.max_sockets_per_address)
+        self.sockets_by_player = Quota(settings.max_sockets_per_player)
         self._services = Services(settings, bots, storage, self.discard, self.create)
+        self._settings = settings
+        self._created: dict[str, tuple[int, float]] = {}  # id -> number, time.monotonic()
+        self._next_number = 0
+        self._by_owner: dict[str, set[str]] = {}  # player id -> ids of the tables they made
+        self._by_address: dict[str, set[str]] = {}  # client address -> ids made from it
+        self._addresses: dict[str, str] = {}  # table id -> the address it was made from
+        self._listing: Listing | None = None
+        self._json: dict[str, tuple[int, bytes]] = {}  # table id -> (version, its JSON)
 
-    def create(self, owner: Player, config: TableConfig) -> Table:
+    def create(self, owner: Player, config: TableConfig, address: str | None = None) -> Table:
+        """A new table of ``owner``, asked for from ``address`` (None: not over HTTP, as
+        a rematch); refused while the server, the owner or the address holds too many."""
         if self.stopping:
             raise shutting_down()
-        if len(self.tables) >= self._services.settings.max_tables:
+        if len(self.tables) >= self._settings.max_tables:
             raise TableError("too_many_tables", "the server is full; try again later", 429)
+        self._check_holder(self._by_owner.get(owner.id), self._settings.max_tables_per_player,
+                           "too_many_tables_for_you", "you already have")
+        if address is not None:
+            self._check_holder(self._by_address.get(address),
+                               self._settings.max_tables_per_address,
+                               "too_many_tables_for_address", "your network address has")
         table_id = secrets.token_urlsafe(9)  # unguessable: private tables are found by id
-        table = self.tables[table_id] = Table(table_id, config, owner, self._services)
+        table = Table(table_id, config, owner, self._services)
+        self._add(table, address)
         return table
 
     async def restore(self) -> None:
-        """Bring back every unfinished match from the log, as it was when the server stopped."""
-        for stored in await self._services.storage.load_unfinished():
-            meta, table = stored.meta, stored.meta["table"]
-            config = TableConfig(
-                name=table["name"],
-                options=Options.make(meta["variant"], **meta["options"]),
-                turn_seconds=table["turn_seconds"],
-                private=table["private"],
-                timeout_forfeits=table["timeout_forfeits"],
-            )
-            owner = Player(meta["owner"]["id"], meta["owner"]["name"])
+        """Bring back every unfinished match from the log, as it was when the server stopped,
+        and the tables of matches finished less than ``finished_table_ttl`` ago."""
+        storage, settings = self._services.storage, self._services.settings
+        recent = await storage.load_finished(time.time() - settings.finished_table_ttl)
+        for stored in [*await storage.load_unfinished(), *recent]:
+            try:
+                config, owner = _settings_of(stored.meta)
+            except (KeyError, TypeError, ValueError) as exc:  # not written by this server
+                log.error("match %s not restored, its metadata is not a table's: %r",
+                          stored.table_id, exc)
+                continue
             restored = Table(stored.table_id, config, owner, self._services)
-            restored.resume(stored)
-            self.tables[stored.table_id] = restored
+            try:
+                restored.resume(stored)
+            except (KeyError, TypeError, ValueError) as exc:  # one damaged log stops no other
+                log.error("match %s not restored: %r", stored.table_id, exc)
+                await restored.stop(1.0)
+                continue
+            self._add(restored, None)
 
     def get(self, table_id: str) -> Table:
         if self.stopping:
@@ -56,11 +135,40 @@ class Lobby:
             raise TableError("no_table", f"no table {table_id!r}", 404)
         return table
 
-    def open_tables(self) -> list[Table]:
-        return [t for t in self.tables.values() if t.status == WAITING and not t.config.private]
+    def open_tables(self, before: int | None, limit: int) -> tuple[list[bytes], int, int | None]:
+        """Public waiting tables, newest first, created before cursor ``before`` (None:
+        from the newest), at most ``limit``, each as JSON; with the total of open tables
+        and the next page's cursor (None after the last page).
+
+        The list is rebuilt, in one pass over every table, at most every
+        ``lobby_cache_seconds`` (new tables are added to it at once), and a table's JSON
+        is made once per version of it: a lobby full of polling clients costs one build.
+        The total may still count tables that started since the build; pages skip them."""
+        listing = self._listing
+        max_age = self._settings.lobby_cache_seconds
+        if listing is None or time.monotonic() - listing.built >= max_age:
+            listing = self._listing = self._build_listing()
+        numbers, total = listing.numbers, len(listing.tables)
+        end = total if before is None else bisect.bisect_left(numbers, before)
+        page: list[bytes] = []
+        for index in range(end - 1, -1, -1):
+            if len(page) == limit:
+                return page, total, numbers[index + 1]
+            table = listing.tables[index]
+            if table.status == WAITING:
+                page.append(self._table_json(table))
+        return page, total, None
 
     def discard(self, table_id: str) -> None:
-        self.tables.pop(table_id, None)
+        table = self.tables.pop(table_id, None)
+        if table is None:
+            return
+        del self._created[table_id]
+        self._json.pop(table_id, None)
+        _unindex(self._by_owner, table.owner.id, table_id)
+        address = self._addresses.pop(table_id, None)
+        if address is not None:
+            _unindex(self._by_address, address, table_id)
 
     async def stop(self, timeout: float | None = None) -> None:
         """Shutdown: no new tables; every table finishes what it holds, all within
@@ -68,4 +176,67 @@ class Lobby:
         self.stopping = True
         budget = self._services.settings.shutdown_timeout if timeout is None else timeout
         await asyncio.gather(*(table.stop(budget) for table in list(self.tables.values())))
-        self.tables.clear()
+        for table_id in list(self.tables):
+            self.discard(table_id)
+
+    def _add(self, table: Table, address: str | None) -> None:
+        """Index a new table: by id, creation number, owner, address, and in the listing."""
+        self.tables[table.id] = table
+        number, self._next_number = self._next_number, self._next_number + 1
+        self._created[table.id] = number, time.monotonic()
+        self._by_owner.setdefault(table.owner.id, set()).add(table.id)
+        if address is not None:
+            self._addresses[table.id] = address
+            self._by_address.setdefault(address, set()).add(table.id)
+        if self._listing is not None and _listed(table):  # numbers stay ascending
+            self._listing.numbers.append(number)
+            self._listing.tables.append(table)
+
+    def _check_holder(self, held: set[str] | None, cap: int, code: str, who: str) -> None:
+        """Refuse a new table to a holder (a player, an address) with ``cap`` open tables,
+        waiting or playing (finished ones do not count); Retry-After is when the oldest
+        of its waiting tables expires, if one is waiting."""
+        open_ = [self.tables[i] for i in held or () if self.tables[i].status in (WAITING, PLAYING)]
+        if len(open_) < cap:
+            return
+        waiting = [self._created[t.id][1] for t in open_ if t.status == WAITING]
+        retry = None
+        if waiting:
+            expires = min(waiting) + self._settings.waiting_table_ttl
+            retry = max(1, math.ceil(expires - time.monotonic()))
+        raise TooManyTables(code, f"{who} {cap} open tables: wait for one to end", retry)
+
+    def _build_listing(self) -> Listing:
+        listed = [t for t in self.tables.values() if _listed(t)]
+        return Listing(time.monotonic(), [self._created[t.id][0] for t in listed], listed)
+
+    def _table_json(self, table: Table) -> bytes:
+        version, text = self._json.get(table.id, (-1, b""))
+        if version != table.version:
+            text = table.info().model_dump_json().encode()
+            self._json[table.id] = table.version, text
+        return text
+
+
+def _settings_of(meta: dict[str, Any]) -> tuple[TableConfig, Player]:
+    """A logged match's table settings and creator (``meta``, as Table._start wrote it)."""
+    table = meta["table"]
+    config = TableConfig(
+        name=table["name"],
+        options=Options.make(meta["variant"], **meta["options"]),
+        turn_seconds=table["turn_seconds"],
+        private=table["private"],
+        timeout_forfeits=table["timeout_forfeits"],
+    )
+    return config, Player(meta["owner"]["id"], meta["owner"]["name"])
+
+
+def _listed(table: Table) -> bool:
+    return table.status == WAITING and not table.config.private
+
+
+def _unindex(index: dict[str, set[str]], key: str, table_id: str) -> None:
+    held = index[key]
+    held.discard(table_id)
+    if not held:
+        del index[key]

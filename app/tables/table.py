@@ -7,11 +7,12 @@ applied, the restart) is told in the package's docstring, :mod:`app.tables`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -35,7 +36,7 @@ from ..protocol import (
     State,
 )
 from ..storage import LoggedAction, Storage, StorageUnavailable, StoredMatch
-from ..views import action_event, public_view
+from ..views import action_event, spectator_view
 from .clients import Client
 from .commands import (
     AddBot,
@@ -57,13 +58,13 @@ from .commands import (
     TurnTimeout,
 )
 from .errors import TableError, shutting_down
+from .journal import Journal, Write
 from .seats import Seat
 
 log = logging.getLogger(__package__)  # "app.tables", as operators see it (docs/operations.md)
 
 WAITING, PLAYING, OVER, CLOSED = "waiting", "playing", "over", "closed"
 ANSWERS_KEPT = 64  # per player: how many past action ids a repeat is still answered for
-RETRY_FIRST, RETRY_MAX = 0.1, 5.0  # seconds between retries of a failed storage write
 LOG_DOWN = "the match log cannot be written now; the table goes on once it can"
 
 
@@ -90,12 +91,13 @@ class Services:
 @dataclass(frozen=True, slots=True)
 class Held:
     """An accepted action whose log write failed: applied once the write succeeds, and
-    answered then to the player who sent it (``reply``: the client and action id)."""
+    answered then to the player who sent it (``reply``: the player's id and action id),
+    on whichever socket the player has by then."""
 
     seat: int
     action: Action
     by: str
-    reply: tuple[Client, str] | None
+    reply: tuple[str, str] | None
 
 
 class Table:
@@ -123,8 +125,7 @@ class Table:
         self._expiry: asyncio.TimerHandle | None = None
         self._thinking: asyncio.Task[None] | None = None
         self._turn: tuple[int, int, float] | None = None  # version, seat, wall-clock end
-        self._unwritten: list[Callable[[], Awaitable[None]]] = []  # failed writes, in order
-        self._retrying: asyncio.Task[None] | None = None
+        self._journal = Journal(partial(self.post, Logged()))
         self._held: Held | None = None
         self._stopping = False
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any] | None]] = asyncio.Queue()
@@ -158,8 +159,9 @@ class Table:
         self._queue.put_nowait((Stop(), None))
         deadline = asyncio.get_running_loop().time() + timeout
         await self._finish_by(self._task, deadline)
-        if self._retrying is not None:  # perhaps started by the actor's last commands
-            await self._finish_by(self._retrying, deadline)
+        retrying = self._journal.task  # perhaps started by the actor's last commands
+        if retrying is not None:
+            await self._finish_by(retrying, deadline)
         self._cancel_timers()
         for client in self._clients.values():
             client.close(CLOSE_RESTART, "server restarting")
@@ -195,6 +197,7 @@ class Table:
             timeout_forfeits=self.config.timeout_forfeits,
             status=self.status,  # type: ignore[arg-type]
             version=self.version,
+            owner=self.owner.id,
             seats=[seat.public() for seat in self.seats],
             totals=None if match is None else match.totals,
             winner=self.forfeit.winner if self.forfeit else None if match is None else match.winner,
@@ -229,6 +232,7 @@ class Table:
                 log.exception("table %s failed on %r", self.id, command)
                 if future is not None and not future.done():
                     future.set_exception(TableError("internal", "internal error", 500))
+                self._recover(command)
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
@@ -237,6 +241,14 @@ class Table:
             if future is not None and not future.done():
                 future.set_exception(shutting_down() if self._stopping else TableError(
                     "no_table", "the table is closed", 404))
+
+    def _recover(self, command: Command) -> None:
+        """After a bug: answer the action that met it, and make sure the game moves on."""
+        if isinstance(command, PlayAction) and command.client.seat is not None:
+            error = Error(id=command.id, code="internal", message="internal error")
+            self._remember(command.client.player.id, command.id, error.model_dump_json())
+        with contextlib.suppress(Exception):
+            self._schedule_turn()
 
     async def _handle(self, command: Command) -> Any:
         match command:
@@ -247,7 +259,7 @@ class Table:
                     raise TableError("not_your_seat", "only the seat's own player may leave", 403)
                 if self.status not in (WAITING, PLAYING):
                     raise TableError("game_over", "the match is over")
-                if self._retrying is not None:
+                if self._journal.behind:
                     raise TableError("storage_unavailable", LOG_DOWN, 503)
                 return await self._release(seat)
             case AddBot(player, seat, level):
@@ -290,7 +302,7 @@ class Table:
             case GraceOver(player, seat):
                 held = self.seats[seat]
                 if held.holds(player) and not held.connected and self.status in (WAITING, PLAYING):
-                    if self._retrying is None:
+                    if not self._journal.behind:
                         await self._release(seat)
                     else:  # the release is logged: wait for the log like everything else
                         self._await_return(player, seat)
@@ -313,9 +325,10 @@ class Table:
         return next((i for i, s in enumerate(self.seats) if s.holds(player)), None)
 
     def _check_manager(self, player: Player) -> None:
-        """Bots and the start are for the table's creator or a seated player, while waiting."""
-        if player.id != self.owner.id and self._seat_of(player) is None:
-            raise TableError("not_allowed", "only the creator or a seated player may", 403)
+        """Bots and the start are the table's creator's, while waiting: a stranger who
+        takes a seat of a public table must not fill it with bots and start it."""
+        if player.id != self.owner.id:
+            raise TableError("not_allowed", "only the table's creator may", 403)
         if self.status != WAITING:
             raise TableError("not_waiting", "the match has already started")
 
@@ -340,6 +353,8 @@ class Table:
         client = self._clients.get(held.player.id) if held.player else None
         if client is not None:
             client.seat = None
+        if held.player is not None:
+            self._answers.pop(held.player.id, None)
         if self.status == WAITING:
             self.seats[seat] = Seat()
         else:
@@ -384,6 +399,9 @@ class Table:
         self._tag_logs()
         log.info("match started: %s", config.options.variant)
         self._record_seats = record_seats
+        for index, held in enumerate(self.seats):  # the grace runs for those not here yet
+            if held.player is not None and not held.connected:
+                self._await_return(held.player, index)
         return self._changed({"kind": "start"})
 
     async def _rematch(self, player: Player) -> TablePublic:
@@ -412,7 +430,8 @@ class Table:
     def resume(self, stored: StoredMatch) -> None:
         """Rebuild a started match from its log after a restart: same seats, match, version
         and turn, with a fresh deadline.  Each human gets ``reconnect_grace`` to come back;
-        until then a turn of theirs waits on its timer rather than on a cover bot."""
+        until then a turn of theirs waits on its timer rather than on a cover bot.  A
+        finished match's table shows its result for what is left of its time."""
         meta = stored.meta
         self.seed = meta["seed"]
         self.match = Match(self.config.options, seed=self.seed)
@@ -422,20 +441,31 @@ class Table:
         self._record_seats = [
             {k: v for k, v in entry.items() if k != "player_id"} for entry in meta["seats"]
         ]
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+        finished = stored.finished_at is not None
         for index, entry in enumerate(meta["seats"]):
             if index in meta.get("left", []):
                 self.seats[index] = Seat(kind="bot", level=self._settings.cover_level)
             elif entry["kind"] == "human":
                 player = Player(entry["player_id"], entry["name"])
-                self.seats[index] = Seat(kind="human", player=player, returning=True)
-                self._await_return(player, index)
+                self.seats[index] = Seat(kind="human", player=player, returning=not finished)
+                if not finished:
+                    self._await_return(player, index)
             else:
                 self.seats[index] = Seat(kind="bot", level=entry["level"])
-        self.status = PLAYING
-        if self._expiry is not None:
-            self._expiry.cancel()
-            self._expiry = None
-        self._schedule_turn()
+        if stored.finished_at is None:
+            self.status = PLAYING
+            self._schedule_turn()
+            return
+        self.status = OVER
+        if "forfeit" in meta:  # the timeout that forfeited was the table's last version
+            self.forfeit = Forfeit(**meta["forfeit"])
+            self.version += 1
+        left = stored.finished_at + self._settings.finished_table_ttl - time.time()
+        self._expiry = asyncio.get_running_loop().call_later(
+            max(0.0, left), self.post, Expire(OVER))
 
     def _changed(self, event: dict[str, Any]) -> TablePublic:
         """An accepted change: the next version, the next turn, and everyone told."""
@@ -497,19 +527,33 @@ class Table:
     # ------------------------------------------------------------- play
 
     async def _play(self, client: Client, action_id: str, version: int, text: str) -> None:
-        answer = self._answers.get(client.player.id, OrderedDict()).get(action_id)
+        """One answer per action id, always: a repeat gets the first answer again, and a
+        repeat of the held action (resent after a reconnect) waits for the log with it."""
+        player_id = client.player.id
+        if self._held is not None and self._held.reply == (player_id, action_id):
+            return
+        kept = self._answers.get(player_id)
+        answer = None if kept is None else kept.get(action_id)
         if answer is None:
             answer = await self._try_play(client, action_id, version, text)
-        if answer is not None:
-            self._answer(client, action_id, answer)
+            if answer is None:
+                return  # held: answered once logged
+            if client.seat is not None:
+                self._remember(player_id, action_id, answer)
+                return
+        client.send(answer)
 
-    def _answer(self, client: Client, action_id: str, answer: str) -> None:
-        """Send the answer to an action, kept so a repeat of its id gets the same one."""
-        answers = self._answers.setdefault(client.player.id, OrderedDict())
+    def _remember(self, player_id: str, action_id: str, answer: str) -> None:
+        """Send a seated player the answer to an action, on the socket they have now, and
+        keep it (the last ``ANSWERS_KEPT``) so a repeat of its id gets the same one.
+        Only seated players' answers are kept: a spectator's are refusals, cheap to redo."""
+        answers = self._answers.setdefault(player_id, OrderedDict())
         answers[action_id] = answer
         if len(answers) > ANSWERS_KEPT:
             answers.popitem(last=False)
-        client.send(answer)
+        client = self._clients.get(player_id)
+        if client is not None:
+            client.send(answer)
 
     async def _try_play(
         self, client: Client, action_id: str, version: int, text: str
@@ -524,7 +568,7 @@ class Table:
             return error("not_started", "the match has not started")
         if self.status != PLAYING:
             return error("game_over", "the match is over")
-        if self._retrying is not None:
+        if self._journal.behind:
             return error("storage_unavailable", LOG_DOWN)
         if version != self.version:
             return error("stale_version", f"the table is at version {self.version}, not {version}")
@@ -533,7 +577,7 @@ class Table:
         except ValueError as exc:
             return error(UnknownActionError.code, str(exc))
         try:
-            if not await self._apply(seat, action, "player", (client, action_id)):
+            if not await self._apply(seat, action, "player", (client.player.id, action_id)):
                 return None  # held: answered once logged
         except IllegalActionError as exc:
             return error(exc.code, str(exc))
@@ -550,10 +594,10 @@ class Table:
     @property
     def _moving(self) -> bool:
         """Whether moves are taken: a match on, and no write waiting for the storage."""
-        return self.status == PLAYING and self._retrying is None
+        return self.status == PLAYING and not self._journal.behind
 
     async def _apply(
-        self, seat: int, action: Action, by: str, reply: tuple[Client, str] | None = None
+        self, seat: int, action: Action, by: str, reply: tuple[str, str] | None = None
     ) -> bool:
         """Check an action, log it, and only then apply it and tell everyone.
 
@@ -685,46 +729,21 @@ class Table:
 
     # ------------------------------------------------------------- storage down
 
-    async def _write(self, write: Callable[[], Awaitable[None]]) -> bool:
-        """Do a storage write, or keep it for the retry task if the storage is unavailable
-        (False then).  While writes wait, no move is taken and players' actions are
-        refused with ``storage_unavailable``; writes keep their order."""
-        if self._retrying is None:
-            try:
-                await write()
-                return True
-            except StorageUnavailable as exc:
-                log.warning("table %s: storage unavailable, holding the table: %s", self.id, exc)
-                self._unwritten.append(write)
-                self._retrying = asyncio.create_task(self._retry())
-                self._cancel_turn()
-                self._broadcast(lambda viewer: {"kind": "storage", "available": False})
-                return False
-        self._unwritten.append(write)
-        return False
-
-    async def _retry(self) -> None:
-        """Off the actor: redo the kept writes in order, backing off, then tell the actor."""
-        self._tag_logs()
-        delay = RETRY_FIRST
-        while self._unwritten:
-            await asyncio.sleep(delay)
-            try:
-                await self._unwritten[0]()
-            except StorageUnavailable:
-                delay = min(2 * delay, RETRY_MAX)
-                continue
-            except Exception:  # a refused write (a bug) would be refused forever
-                log.exception("table %s: storage refused a retried write", self.id)
-            self._unwritten.pop(0)
-        self.post(Logged())
+    async def _write(self, write: Write) -> bool:
+        """Do a storage write, or keep it for the journal's retries (False then).  While
+        writes wait, no move is taken and players' actions are refused with
+        ``storage_unavailable``; nothing is applied that the log does not hold."""
+        was_behind = self._journal.behind
+        written = await self._journal.write(write)
+        if not was_behind and self._journal.behind:
+            self._cancel_turn()
+            self._broadcast(lambda viewer: {"kind": "storage", "available": False})
+        return written
 
     async def _logged(self) -> None:
         """Everything is written: apply the held action, if any, and move on."""
-        if self._unwritten:  # written while the retry task was finishing
-            self._retrying = asyncio.create_task(self._retry())
-            return
-        self._retrying = None
+        if not self._journal.caught_up():
+            return  # more was queued meanwhile: the journal calls again once it is written
         self._broadcast(lambda viewer: {"kind": "storage", "available": True})
         held, self._held = self._held, None
         if held is None:
@@ -732,8 +751,8 @@ class Table:
             return
         await self._applied(held.seat, held.action, held.by)
         if held.reply is not None:
-            client, action_id = held.reply
-            self._answer(client, action_id, self._acted(held.seat, action_id))
+            player_id, action_id = held.reply
+            self._remember(player_id, action_id, self._acted(held.seat, action_id))
 
     def _cancel_turn(self) -> None:
         self.deadline = None
@@ -758,7 +777,7 @@ class Table:
         if self.match is None:
             return None
         if seat is None:
-            return public_view(self.match.observation(0))
+            return spectator_view(self.match)
         return self.match.observation(seat).to_dict()
 
     def _state(self, client: Client, kind: str, event: dict[str, Any] | None,

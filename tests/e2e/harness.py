@@ -37,6 +37,8 @@ SERVER_SETTINGS = {
     "BOT_PROCESSES": "1",
     "DEFAULT_TURN_SECONDS": "600",  # a turn timer never plays for a slow test
     "LOG_LEVEL": "warning",
+    "MAX_TABLES_PER_ADDRESS": "10000",  # every browser of the tests is at 127.0.0.1
+    "MAX_SOCKETS_PER_ADDRESS": "10000",
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import OpenPage
+from tests.e2e.harness import PHONE
 from tests.e2e.ui import (
     Frames,
     Line,
@@ -109,3 +110,21 @@ def test_each_player_sees_only_their_own_hand(open_page: OpenPage) -> None:
     play_together([ana, eva], three_tricks_on)
     assert table_state(eva).deal == "0"  # still the first deal: nothing revealed yet
     check()
+
+
+def test_only_the_creator_is_offered_bots_and_the_start(open_page: OpenPage) -> None:
+    """A guest who opens the link and sits is told who starts; the controls are Ana's."""
+    ana, ivo = open_page(), open_page(viewport=PHONE)
+    sign_in(ana, "Ana")
+    table_id = create_table(ana)
+    sign_in(ivo, "Ivo", path=f"/#/t/{table_id}")
+    take_seat(ivo, 2)
+    expect(ivo.locator("[data-testid=creator-starts]")).to_be_visible()
+    for control in ("start", "add-bot", "fill-bots", "remove-bot"):
+        expect(ivo.locator(f"[data-testid={control}]")).to_have_count(0)
+    expect(ana.locator("[data-testid=start]")).to_be_visible()
+    expect(ana.locator("[data-testid=creator-starts]")).to_have_count(0)
+    for seat in (1, 3):
+        add_bot(ana, seat)
+    start(ana)
+    expect(ivo.locator("#table")).to_have_attribute("data-status", "playing")

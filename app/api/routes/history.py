@@ -14,6 +14,7 @@ from ...db import queries
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
 from ...db.session import Database, StorageUnavailable
 from ...replays import MatchReplay, match_replay
+from ..deps import ViewerDep
 
 
 def _error(code: int, name: str, message: str) -> HTTPException:
@@ -50,6 +51,7 @@ router = APIRouter(prefix="/api", tags=["history"], responses=_errors)
 @router.get("/matches")
 async def list_matches(
     session: SessionDep,
+    viewer: ViewerDep,
     player: Annotated[str | None, Query(max_length=64, description="A player's id.")] = None,
     variant: Annotated[str | None, Query(pattern="^(bulgarian|classic)$")] = None,
     finished: Annotated[bool | None, Query(description="Only finished, or only on.")] = None,
@@ -58,7 +60,8 @@ async def list_matches(
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> MatchPage:
-    """Matches newest first; follow ``next_cursor`` for older ones."""
+    """Matches newest first; follow ``next_cursor`` for older ones.  Private matches are
+    left out, except from ``player``'s own list asked for with that player's token."""
     for name, at in (("since", since), ("until", until)):
         if at is not None and at.tzinfo is None:
             raise _error(422, "bad_filter", f"{name} needs a timezone (e.g. Z)")
@@ -68,7 +71,8 @@ async def list_matches(
         after = None if cursor is None else queries.Cursor.decode(cursor)
     except ValueError:
         raise _error(422, "bad_cursor", "cursor is not one this server gave") from None
-    f = queries.MatchFilter(player, variant, finished, since, until, after, limit)
+    f = queries.MatchFilter(player, variant, finished, since, until, after, limit,
+                            viewer=viewer.id if viewer else None)
     return await queries.list_matches(session, f)
 
 
@@ -83,14 +87,15 @@ async def get_match(session: SessionDep, match_id: str) -> MatchDetail:
 
 @router.get("/matches/{match_id}/record")
 async def get_record(session: SessionDep, match_id: str) -> dict[str, Any]:
-    """The ``belote-record/1`` document; a deal still in progress is left out."""
+    """The ``belote-record/1`` document; a deal still in progress is left out, and in a
+    cut-only match so are the thrown-in deals it is cut from (docs/storage.md)."""
     return await _public_record(session, match_id)
 
 
 @router.get("/matches/{match_id}/replay")
 async def get_replay(session: SessionDep, match_id: str) -> MatchReplay:
-    """Every finished deal as frames (hands, auction, tricks with winners, announcements,
-    result, running totals), worked out by the engine from the record route's record."""
+    """Every deal of the record route's record as frames (hands, auction, tricks with
+    winners, announcements, result, running totals), worked out by the engine from it."""
     return match_replay(await _public_record(session, match_id))
 
 
@@ -102,9 +107,10 @@ async def _public_record(session: AsyncSession, match_id: str) -> dict[str, Any]
 
 
 @router.get("/players/{player_id}/stats")
-async def player_stats(session: SessionDep, player_id: str) -> PlayerStats:
-    """A player's finished matches by variant: wins, points, contracts made and failed."""
-    stats = await queries.player_stats(session, player_id)
+async def player_stats(session: SessionDep, viewer: ViewerDep, player_id: str) -> PlayerStats:
+    """A player's finished matches by variant: wins, points, contracts made and failed
+    (private matches only for the player's own token)."""
+    stats = await queries.player_stats(session, player_id, viewer.id if viewer else None)
     if stats is None:
         raise _error(status.HTTP_404_NOT_FOUND, "player_not_found", f"no player {player_id!r}")
     return stats

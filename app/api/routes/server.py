@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from engine import Options
-from engine.options import FLAGS, VARIANTS
+from engine.options import FLAGS, VARIANTS, max_target
 
 from ..deps import LobbyDep
 
@@ -40,10 +40,12 @@ async def stats(
 @router.get("/variants")
 async def variants() -> dict[str, dict[str, dict[str, Any]]]:
     """Each variant's house-rule flags (RULES.md §9): default and allowed values (none
-    listed: any positive integer), so a client builds its create form from the engine."""
+    listed: an integer from 1 to ``max``), so a client builds its create form from the
+    engine."""
     return {
         variant: {
             name: {"default": default, "values": list(FLAGS[name][1])}
+            | ({"max": max_target(variant)} if name == "target_score" else {})
             for name, default in Options.make(variant).applicable().items()
         }
         for variant in VARIANTS

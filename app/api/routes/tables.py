@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
 
 from engine import Options
 
-from ...models import BotCreate, TableCreate, TablePublic
+from ...models import BotCreate, TableCreate, TablePage, TablePublic
 from ...tables import (
     OVER,
     AddBot,
@@ -21,6 +21,7 @@ from ...tables import (
     TableConfig,
     TableError,
 )
+from ...tables.lobby import TooManyTables
 from ..deps import LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
 
 
@@ -40,22 +41,35 @@ _errors: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorBody, "description": "The table's state does not allow it"},
 }
 router = APIRouter(prefix="/tables", tags=["tables"], responses=_errors)
+PAGE, MAX_PAGE = 50, 100  # tables on a page of the list: by default, at most
 
 
-@router.get("")
-async def list_tables(lobby: LobbyDep) -> list[TablePublic]:
-    """Public tables still waiting for players."""
-    return [table.info() for table in lobby.open_tables()]
+@router.get("", response_model=TablePage)
+async def list_tables(
+    lobby: LobbyDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
+    cursor: Annotated[int | None, Query(ge=0, description="A page's `next_cursor`.")] = None,
+) -> Response:
+    """Public tables still waiting for players, newest first, a page at a time."""
+    page, total, next_cursor = lobby.open_tables(cursor, limit)
+    # Joined from each table's JSON as the lobby keeps it: nothing is validated again here.
+    body = b'{"tables":[%b],"total":%d,"next_cursor":%b}' % (
+        b",".join(page), total, b"null" if next_cursor is None else str(next_cursor).encode())
+    return Response(body, media_type="application/json")
 
 
 @router.post("", status_code=status.HTTP_201_CREATED,
              responses={422: {"description": "Unknown variant, flag or value"},
-                        429: {"model": ErrorBody, "description": "Too many tables"},
+                        429: {"model": ErrorBody, "description": "Too many tables: on "
+                              "the server, or open ones of the player or address"},
                         503: {"model": ErrorBody, "description": "Shutting down"}})
 async def create_table(
-    body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep
+    body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep,
+    request: Request,
 ) -> TablePublic:
-    """Open a table; the creator may then sit, add bots and start it."""
+    """Open a table; the creator may then sit, add bots and start it.  A player, and a
+    client address, may hold only so many open tables (429, with Retry-After when one
+    of theirs is waiting and will expire)."""
     try:
         options = Options.make(body.variant, **body.options)
     except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
@@ -67,7 +81,12 @@ async def create_table(
         private=body.private,
         timeout_forfeits=body.timeout_forfeits,
     )
-    return lobby.create(player, config).info()
+    try:
+        return lobby.create(player, config, request.client.host if request.client else None).info()
+    except TooManyTables as exc:  # as TableError, plus when to try again
+        headers = {} if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        raise HTTPException(exc.status, {"code": exc.code, "message": str(exc)},
+                            headers) from None
 
 
 @router.get("/{table_id}")

@@ -25,6 +25,7 @@ from ...protocol import (
     CLOSE_RESTART,
     CLOSE_TIMEOUT,
     CLOSE_TOO_BIG,
+    CLOSE_TOO_MANY,
     CLOSE_UNSUPPORTED,
     PROTOCOL_VERSION,
     ActionRequest,
@@ -49,6 +50,7 @@ from ...tables import (
     TableError,
     TakeBack,
 )
+from ...tables.lobby import Quota
 
 router = APIRouter()
 CLOSE_WAIT = 5.0  # seconds the writer gets to flush before a close
@@ -95,9 +97,19 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     client: Client | None = None
     tasks: list[asyncio.Task[None]] = []
     detach: Table | None = None
+    held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
+        address = websocket.client.host if websocket.client else None
+        if address is not None and not _hold(lobby.sockets_by_address, address, held):
+            await _refuse(websocket, CLOSE_TOO_MANY, "too_many_sockets",
+                          "too many sockets open from your network address")
+            return
         player = await _hello(websocket, settings, state.tokens)
         if player is None:
+            return
+        if not _hold(lobby.sockets_by_player, player.id, held):
+            await _refuse(websocket, CLOSE_TOO_MANY, "too_many_sockets",
+                          "you have too many sockets open")
             return
         try:
             table = lobby.get(table_id)
@@ -125,15 +137,25 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     except WebSocketDisconnect:
         pass
     finally:
-        # Detach first, before any await: this task may itself be cancelled here.
+        # Detach and release first, before any await: this task may be cancelled here.
         if detach is not None and client is not None:
             detach.post(Detach(client))
+        for quota, key in held:
+            quota.release(key)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         if websocket.application_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+def _hold(quota: Quota, key: str, held: list[tuple[Quota, str]]) -> bool:
+    """Count this socket against ``key``'s cap, noted in ``held`` for the release."""
+    if not quota.take(key):
+        return False
+    held.append((quota, key))
+    return True
 
 
 def _close_code(refusal: TableError) -> int:

@@ -8,6 +8,7 @@ import { cardSvg } from "./cards.js";
 const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 
 const REFRESH_MS = 4000;
+const PAGE_SIZE = 50; // tables a page of the list shows (the server allows up to 100)
 let variantsCache = null;
 
 // What the visitor typed in the lobby's forms, by control: a language or settings change
@@ -86,7 +87,7 @@ function flagControl(name, spec) {
   }
   if (!spec.values.length) {
     return h("label.flag", {}, h("span", {}, label),
-      h("input", { type: "number", name: control, min: 1, step: 1, value: spec.default }));
+      h("input", { type: "number", name: control, min: 1, max: spec.max, step: 1, value: spec.default }));
   }
   return h("label.flag", {}, h("span", {}, label),
     h("select", { name: control },
@@ -177,19 +178,51 @@ function tableRow(table) {
     h("a.btn", { href: `#/t/${table.id}`, "data-testid": "join" }, t("lobby.join")));
 }
 
+/** The list's pages: the cursor of the page shown, and those of the pages before it. */
+function pager(refresh) {
+  const state = { cursor: null, before: [] };
+  const turn = (next) => {
+    if (next === undefined) {
+      state.cursor = state.before.pop() ?? null;
+    } else {
+      state.before.push(state.cursor);
+      state.cursor = next;
+    }
+    refresh();
+  };
+  state.query = () => `/api/tables?limit=${PAGE_SIZE}` +
+    (state.cursor === null ? "" : `&cursor=${state.cursor}`);
+  // Shown once there is more than one page: the total, and buttons to turn pages.
+  state.controls = (page) => (page.next_cursor === null && !state.before.length ? null
+    : h("div.row.pager", {},
+      h("span.muted", { "data-testid": "table-count" },
+        t("lobby.table_count", { count: page.total })),
+      h("button.btn", { type: "button", "data-testid": "previous-page",
+                        disabled: !state.before.length, onclick: () => turn() },
+        t("lobby.previous_page")),
+      h("button.btn", { type: "button", "data-testid": "next-page",
+                        disabled: page.next_cursor === null, onclick: () => turn(page.next_cursor) },
+        t("lobby.next_page"))));
+  return state;
+}
+
 export function renderLobby(root, ctx) {
   const list = h("ul.table-list");
+  const controls = h("div");
   const tables = h("section.card.tables", {},
     h("div.card-head", {}, h("h2", {}, t("lobby.open_tables")),
-      h("span.muted.live", {}, t("lobby.live"))), list);
+      h("span.muted.live", {}, t("lobby.live"))), list, controls);
   const refresh = async () => {
     try {
-      const open = await api("GET", "/api/tables");
-      fill(list, open.length ? open.map(tableRow) : h("li.empty", {}, t("lobby.no_tables")));
+      const page = await api("GET", pages.query());
+      fill(list, page.tables.length ? page.tables.map(tableRow)
+        : h("li.empty", {}, t("lobby.no_tables")));
+      fill(controls, pages.controls(page));
     } catch (exc) {
       fill(list, h("li.empty", {}, t("lobby.unreachable")));
     }
   };
+  const pages = pager(refresh);
   const render = () => fill(root, h("section#lobby", {},
     h("div.hero", {}, h("div", {}, h("h1", {}, t("app.title")), h("p", {}, t("lobby.tagline"))),
       h("div.hero-fan", { "aria-hidden": "true" },

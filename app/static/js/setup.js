@@ -1,6 +1,6 @@
 // Before the start: take a seat, bots in empty seats, the shareable link, start.
 
-import { api } from "./api.js";
+import { api, guest } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { seatName } from "./seats.js";
@@ -19,6 +19,8 @@ export function setupPanel(frame, act, busy = false) {
   const id = table.id;
   const mine = frame.seat;
   const filled = table.seats.every((s) => s.kind !== "empty");
+  const me = guest();
+  const creator = Boolean(me) && me.id === table.owner; // bots and the start are theirs
   const link = `${location.origin}${location.pathname}#/t/${id}`;
   const slot = (seat) => {
     const held = table.seats[seat];
@@ -29,10 +31,12 @@ export function setupPanel(frame, act, busy = false) {
         controls.push(h("button.btn.primary", { type: "button", "data-testid": "sit", disabled: busy,
           onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}`)) }, t("setup.sit")));
       }
-      controls.push(level, h("button.btn", { type: "button", "data-testid": "add-bot", disabled: busy,
-        onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}/bot`, { level: level.value })) },
-      t("setup.add_bot")));
-    } else if (held.kind === "bot") {
+      if (creator) {
+        controls.push(level, h("button.btn", { type: "button", "data-testid": "add-bot", disabled: busy,
+          onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}/bot`, { level: level.value })) },
+        t("setup.add_bot")));
+      }
+    } else if (held.kind === "bot" && creator) {
       controls.push(h("button.btn.ghost", { type: "button", "data-testid": "remove-bot", disabled: busy,
         onclick: () => act(() => api("DELETE", `/api/tables/${id}/seats/${seat}/bot`)) }, t("setup.remove_bot")));
     } else if (seat === mine) {
@@ -61,13 +65,15 @@ export function setupPanel(frame, act, busy = false) {
   };
   return h("div.setup.panel", {},
     h("h2", {}, t("setup.title")),
-    h("p.muted", {}, t("setup.hint")),
+    h("p.muted", {}, t(creator ? "setup.hint" : "setup.hint_guest")),
     h("ol.slots", {}, [0, 1, 2, 3].map(slot)),
-    h("div.row.fill", {}, fillLevel,
+    creator ? h("div.row.fill", {}, fillLevel,
       h("button.btn", { type: "button", "data-testid": "fill-bots", disabled: filled || busy, onclick: () => act(fill) },
-        t("setup.fill_bots"))),
+        t("setup.fill_bots"))) : null,
     h("div.row.share", {}, h("input", { readonly: true, value: link, "aria-label": t("setup.share") }),
       h("button.btn.ghost", { type: "button", onclick: copy }, t("setup.copy"))),
-    h("button.btn.primary.big.start", { type: "button", "data-testid": "start", disabled: !filled || busy,
-      onclick: () => act(() => api("POST", `/api/tables/${id}/start`)) }, t("setup.start")));
+    creator
+      ? h("button.btn.primary.big.start", { type: "button", "data-testid": "start", disabled: !filled || busy,
+        onclick: () => act(() => api("POST", `/api/tables/${id}/start`)) }, t("setup.start"))
+      : h("p.creator-starts", { "data-testid": "creator-starts" }, t("setup.creator_starts")));
 }

@@ -1,0 +1,198 @@
+"""The server process ending badly: ``python -m app`` killed with SIGKILL leaves no child
+behind (the bot pool's workers, multiprocessing's resource tracker), and SIGTERM with the
+database stalled still exits within ``SHUTDOWN_TIMEOUT`` and a small margin.
+
+Real processes on loopback; PostgreSQL sits behind a proxy the test can stall."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from app.bots import EXIT_TIMEOUT, BotRunner
+from app.db.migrate import scratch_database, upgrade
+from tests.conftest import app_settings
+from tests.test_db_support import PG_SERVER, run
+from tests.test_deploy_server import Deployed, new_match
+from tests.test_recovery import play
+
+GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
+ORPHAN_WAIT = 10  # seconds the children may take to notice their parent is gone
+SHUTDOWN_TIMEOUT = 4  # short, to keep the test short
+TABLES = 4  # playing at once when the database stalls
+MARGIN = 3  # seconds beyond SHUTDOWN_TIMEOUT: process exit, the interpreter's own teardown
+
+
+def stat(pid: int) -> tuple[str, int] | None:
+    """(state, parent pid) of a process, None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    state, ppid = text.rsplit(")", 1)[1].split()[:2]  # the name may hold spaces
+    return state, int(ppid)
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie waiting for a parent (init here may not reap it)."""
+    found = stat(pid)
+    return found is not None and found[0] != "Z"
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (info := stat(int(entry.name))) and info[1] == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def cmdline(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'belote.db'}"
+    upgrade(url)
+    yield url
+
+
+async def killed(database_url: str, log: Path) -> None:
+    server = Deployed(database_url, log)
+    await server.start()
+    assert server.process is not None
+    try:
+        left = children(server.process.pid)
+        lines = [cmdline(pid) for pid in left]
+        assert any("spawn_main" in line for line in lines), lines  # the bot pool's worker
+        assert any("resource_tracker" in line for line in lines), lines
+    finally:
+        server.process.kill()
+        await server.process.wait()
+    deadline = time.monotonic() + ORPHAN_WAIT
+    while (alive_ones := [pid for pid in left if alive(pid)]) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    for pid in alive_ones:  # do not leave them behind for the next test either
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not alive_ones, [cmdline(pid) for pid in alive_ones]
+
+
+def test_sigkill_leaves_no_child_behind(sqlite_url: str, tmp_path: Path) -> None:
+    run(asyncio.wait_for(killed(sqlite_url, tmp_path / "server.log"), GUARD))
+
+
+async def busy_pool() -> None:
+    bots = BotRunner(app_settings(bot_processes=1))
+    await bots.start()
+    pool = bots._executor("hard")
+    worker = await asyncio.wrap_future(pool.submit(os.getpid))
+    search = pool.submit(time.sleep, GUARD)  # a search that would outlast any shutdown
+    while not search.running():  # queued for the worker: no longer cancellable
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(bots.close(), EXIT_TIMEOUT + MARGIN)
+    deadline = time.monotonic() + MARGIN
+    while alive(worker) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not alive(worker)
+
+
+def test_closing_the_bots_does_not_wait_for_a_long_search() -> None:
+    run(asyncio.wait_for(busy_pool(), GUARD))
+
+
+class StallingProxy:
+    """Forwards a loopback port to the database server until :meth:`stall`; from then on
+    it holds every byte, both ways, and keeps the sockets open: a server that hangs."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.port = 0
+        self._flowing = asyncio.Event()
+        self._flowing.set()
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+        self._pipes: set[asyncio.Task[object]] = set()
+        self._closed = False
+
+    async def open(self) -> None:
+        self._server = await asyncio.start_server(self._pipe, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    def stall(self) -> None:
+        self._flowing.clear()
+
+    async def close(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        self._closed = True
+        self._flowing.set()  # the held bytes are dropped, the pipes end
+        for writer in self._writers:
+            writer.close()
+        await asyncio.gather(*self._pipes, return_exceptions=True)
+
+    async def _forwarding(self) -> bool:
+        await self._flowing.wait()
+        return not self._closed
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._pipes.add(task)
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self._writers += [writer, up_writer]
+
+        async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError):
+                while (data := await source.read(65536)) and await self._forwarding():
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))
+
+
+async def stalled(pg_url: str, log: Path) -> None:
+    url = make_url(pg_url)
+    proxy = StallingProxy(url.host or "127.0.0.1", url.port or 5432)
+    await proxy.open()
+    server = Deployed(url.set(host="127.0.0.1", port=proxy.port).render_as_string(False), log)
+    server.env |= {"SHUTDOWN_TIMEOUT": str(SHUTDOWN_TIMEOUT)}
+    try:
+        await server.start()
+        assert server.process is not None
+        sockets = [(await new_match(server))[2] for _ in range(TABLES)]
+        # Tables writing at once: the pool holds several connections.
+        await asyncio.gather(*(play(ws, random.Random(seed), until=20)
+                               for seed, ws in enumerate(sockets)))
+        proxy.stall()
+        server.process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        try:
+            code = await asyncio.wait_for(server.process.wait(), SHUTDOWN_TIMEOUT + MARGIN)
+        except TimeoutError:
+            pytest.fail(f"still running {time.monotonic() - began:.1f} s after SIGTERM:\n"
+                        + log.read_text()[-3000:])
+        assert code == 0, log.read_text()[-3000:]
+    finally:
+        if server.process is not None and server.process.returncode is None:
+            server.process.kill()
+            await server.process.wait()
+        await proxy.close()
+
+
+def test_sigterm_exits_with_the_database_stalled(tmp_path: Path) -> None:
+    # A database of its own: the server restores whatever unfinished matches it finds.
+    with scratch_database(PG_SERVER, "belote_exit") as url:
+        upgrade(url)
+        run(asyncio.wait_for(stalled(url, tmp_path / "server.log"), GUARD))
