@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from engine.actions import BID, DOUBLE, PASS, REDOUBLE, Action
+from engine.actions import BID, DOUBLE, PASS, REDOUBLE, Action, is_contract
 from engine.cards import (
     ACE,
     ALL_TRUMPS,
@@ -103,7 +103,7 @@ def hand_value(cards: Mask, contract: Contract, options: Options) -> float:
 
 
 def open_contracts(obs: Observation) -> list[Contract]:
-    return [a - BID for a in obs.legal_actions if BID <= a < PASS]
+    return [a - BID for a in obs.legal_actions if is_contract(a)]
 
 
 def choose_call(

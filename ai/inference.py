@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.actions import BID, PASS
+from engine.actions import BID, is_contract
 from engine.cards import (
     FULL_DECK,
     JACK,
@@ -102,7 +102,7 @@ def infer(obs: Observation) -> Knowledge:
 def _auction_weights(obs: Observation) -> tuple[tuple[float, ...], ...]:
     weights = [[1.0] * 32 for _ in range(4)]
     for seat, call in obs.auction:
-        if BID <= call < PASS and call - BID < NO_TRUMPS:
+        if is_contract(call) and call - BID < NO_TRUMPS:
             suit = call - BID
             for card in cards_of(SUIT_MASK[suit]):
                 top = card & 7 in (JACK, NINE)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from engine.actions import ANNOUNCE, BELOT, BID, Action
+from engine.actions import ANNOUNCE, BELOT, BID, Action, is_announce
 from engine.cards import (
     BEATS,
     FULL_DECK,
@@ -109,7 +109,7 @@ def announcement(obs: Observation) -> Action | None:
 
     Announcing is always worth it here: a declaration only adds to its team's points.
     """
-    open_ids = [a for a in obs.legal_actions if a >= ANNOUNCE]
+    open_ids = [a for a in obs.legal_actions if is_announce(a)]
     if not open_ids:
         return None
     return max(open_ids, key=lambda a: (COMBOS[a - ANNOUNCE].value(obs.options), -a))

@@ -12,11 +12,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import uvicorn
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi import FastAPI
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from .api.errors import add_error_handlers
 from .api.routes import guests, history, ops, server, tables, ws
 from .auth import Tokens
 from .bots import BotRunner
@@ -27,7 +28,7 @@ from .db.storage import DatabaseStorage
 from .logs import log_config
 from .monitor import LagMonitor
 from .storage import Storage
-from .tables import Lobby, TableError
+from .tables import Lobby
 
 STATIC = Path(__file__).parent / "static"
 # Seconds the database connections get to close at shutdown, after the tables, the
@@ -83,11 +84,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
     app.include_router(history.router)  # its own prefix, /api
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
 
-    @app.exception_handler(TableError)
-    async def table_error(request: Request, exc: TableError) -> JSONResponse:
-        return JSONResponse(
-            {"detail": {"code": exc.code, "message": str(exc)}}, status_code=exc.status
-        )
+    add_error_handlers(app)
 
     app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app

@@ -3,7 +3,7 @@ mislead the other players at a table.
 
 A name is NFKC-normalized (full-width and compatibility forms become plain letters) and
 its whitespace trimmed and collapsed.  Refused, each with its own code in the 422 answer
-(``detail[0].type``): control characters, bidi controls (they reorder what comes after
+(``detail.code``): control characters, bidi controls (they reorder what comes after
 them, so a name could seem to say something else), names with nothing visible, names
 longer than :data:`MAX_NAME`, and, for players, the names bots are shown with.
 """

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine import Deal, card_name, replay
-from engine.actions import ANNOUNCE, BELOT, BID, action_name
+from engine.actions import BELOT, action_name, is_belot, is_call
 from engine.cards import card_list
 from engine.deal import trick_state
 from engine.declarations import COMBOS
@@ -115,9 +115,9 @@ def deal_frames(index: int, deal: Deal, result: DealResult, totals: tuple[int, i
     auction: list[CallOut] = []
     belots: list[BelotOut] = []
     for seat, action in deal.history:
-        if BID <= action < ANNOUNCE:
+        if is_call(action):
             auction.append(CallOut(seat=seat, call=action_name(action)))
-        elif BELOT <= action < BID:
+        elif is_belot(action):
             belots.append(BelotOut(seat=seat, card=card_name(action - BELOT)))
     return DealFrames(
         index=index,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Action, Match, action_name
-from engine.actions import ANNOUNCE
+from engine.actions import is_announce
 
 
 def spectator_view(match: Match) -> dict[str, Any]:
@@ -21,5 +21,5 @@ def spectator_view(match: Match) -> dict[str, Any]:
 def action_event(seat: int, action: Action, viewer: int | None) -> dict[str, Any]:
     """An accepted action as ``viewer`` may learn it: an announcement's cards stay with
     the announcer until the deal is over (its kind and value are in the view)."""
-    hidden = action >= ANNOUNCE and viewer != seat
+    hidden = is_announce(action) and viewer != seat
     return {"kind": "action", "seat": seat, "action": "announce" if hidden else action_name(action)}

@@ -1,17 +1,21 @@
 """Engine speed on one core: random legal deals through the checked public API and the
 unchecked search path, per second of this process's CPU time (so that other load on the
-machine skews it less).  Prints figures; asserts nothing.  ``make bench``."""
+machine skews it less), and what reading match records costs on top of the engine.
+Prints figures; asserts nothing.  ``make bench``."""
 
 from __future__ import annotations
 
 import argparse
 import platform
 import random
+import statistics
 import time
+from typing import Any
 
-from engine import Match, Options
+from engine import Match, Options, replay, write_record
 from engine.cards import card_list
 from engine.deal import Deal
+from engine.options import VARIANTS, max_target
 
 
 def checked(variant: str, seconds: float) -> tuple[int, int, float]:
@@ -62,6 +66,60 @@ def search(variant: str, seconds: float) -> tuple[int, float]:
     return count, time.process_time() - start
 
 
+def random_matches(deals: int) -> list[Match]:
+    """Random matches at each variant's highest target, in turn, ``deals`` deals in all: a
+    match ends at its target, so these are the longest records the options allow (about
+    40 deals in bulgarian, 110 in classic); the last one stops where the count is reached."""
+    matches: list[Match] = []
+    left = deals
+    while left:
+        variant = VARIANTS[len(matches) % 2]
+        rng = random.Random(len(matches))
+        match = Match(Options.make(variant, target_score=max_target(variant)),
+                      seed=len(matches))
+        while not match.is_over and len(match.deals) <= left:
+            actions = match.legal_actions()
+            match.apply_action(actions[int(rng.random() * len(actions))])
+        if len(match.deals) > left:  # the deal just dealt is one too many
+            match.deals.pop()
+        matches.append(match)
+        left -= len(match.deals)
+    return matches
+
+
+def replay_all(records: list[dict[str, Any]]) -> None:
+    for record in records:
+        replay(record)
+
+
+def apply_all(matches: list[Match]) -> None:
+    """What replay does without the record: the same decks and actions, applied checked."""
+    for played in matches:
+        match = Match(played.options, dealer=played.first_dealer, auto_deal=False)
+        for deal in played.deals:
+            match.start_deal(deal.deck)
+            for seat, action in deal.history:
+                match.apply_action(action, seat)
+
+
+def record_reading(deals: int, rounds: int) -> tuple[int, float, float, float]:
+    """Records of ``deals`` deals: the median CPU seconds of ``replay`` (JSON already
+    parsed), of the engine alone on the same actions, and of their difference in each
+    round (the reading: alternated rounds, so that a change of machine speed hits both)."""
+    matches = random_matches(deals)
+    records = [write_record(m) for m in matches]
+    replayed, applied = [], []
+    for _ in range(rounds):
+        start = time.process_time()
+        replay_all(records)
+        replayed.append(time.process_time() - start)
+        start = time.process_time()
+        apply_all(matches)
+        applied.append(time.process_time() - start)
+    reading = statistics.median(r - a for r, a in zip(replayed, applied, strict=True))
+    return len(records), statistics.median(replayed), statistics.median(applied), reading
+
+
 def calibration() -> float:
     """Millions of plain loop additions a CPU second: how fast this machine is right now."""
     start = time.process_time()
@@ -74,10 +132,21 @@ def calibration() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement")
+    parser.add_argument("--record-deals", type=int, default=3000,
+                        help="deals in the records replayed")
+    parser.add_argument("--rounds", type=int, default=9, help="record replays (median)")
+    parser.add_argument("--records-only", action="store_true",
+                        help="measure record reading only")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, one core; "
           f"calibration: {calibration():.1f} M loop additions/s")
-    for variant in ("bulgarian", "classic"):
+    count, replayed, applied, reading = record_reading(args.record_deals, args.rounds)
+    print(f"records    {args.record_deals} deals in {count} records, CPU s, medians of "
+          f"{args.rounds}: replay {replayed:.3f}, engine alone {applied:.3f}, "
+          f"reading (paired difference) {reading:.3f}")
+    if args.records_only:
+        return
+    for variant in VARIANTS:
         played, thrown, elapsed = checked(variant, args.seconds)
         print(f"{variant:9}  checked API: {played / elapsed:8.0f} played deals/s "
               f"(+{thrown / elapsed:.0f} thrown-in/s)")

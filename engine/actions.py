@@ -28,8 +28,37 @@ _CALL_BY_NAME = {name: a for a, name in CALL_NAMES.items()} | {
 }
 
 
+# What kind of action an int is.  The engine's hot paths (engine/deal.py) compare with the
+# constants inline; everything else asks these.
+
+def is_play(action: Action) -> bool:
+    """A card played, with or without a belot announced."""
+    return 0 <= action < BID
 
 
+def is_belot(action: Action) -> bool:
+    """A card played with a belot announced."""
+    return BELOT <= action < BID
+
+
+def card_of(action: Action) -> int:
+    """The card a play action puts down."""
+    return action - BELOT if action >= BELOT else action
+
+
+def is_call(action: Action) -> bool:
+    """A call of the auction: a contract, pass, double or redouble."""
+    return BID <= action <= REDOUBLE
+
+
+def is_contract(action: Action) -> bool:
+    """A call that names a contract (classic: takes or names a suit)."""
+    return BID <= action < PASS
+
+
+def is_announce(action: Action) -> bool:
+    """An announced combination (tierce, quarte, quint, carré)."""
+    return action >= ANNOUNCE
 
 
 def action_name(action: Action) -> str:

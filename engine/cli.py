@@ -8,7 +8,7 @@ import random
 import sys
 from typing import Any, TextIO
 
-from .actions import action_name
+from .actions import action_name, is_call
 from .match import Match
 from .options import VARIANTS, Options
 from .record import RecordError, legal_report, replay, replay_report
@@ -60,7 +60,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         for result in match.results[shown:]:
             shown += 1
             deal = match.deals[shown - 1]
-            calls = " ".join(f"{s}:{action_name(a)}" for s, a in deal.history if 64 <= a < 80)
+            calls = " ".join(f"{s}:{action_name(a)}" for s, a in deal.history if is_call(a))
             line = f"deal {shown:>2}  dealer {deal.dealer}  {calls}"
             print(f"{line:<60} {result.outcome:<8} {result.score}  totals {match.totals}", file=out)
     print(f"team {match.winner} wins {match.totals[0]}:{match.totals[1]}", file=out)

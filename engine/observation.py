@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .actions import ANNOUNCE, BID, Action, action_name
+from .actions import Action, action_name, is_call
 from .cards import CONTRACT_NAMES, SUITS, Card, Mask, card_name, cards_of
 from .deal import Deal, trick_state
 from .declarations import COMBOS, DeclarationKind
@@ -193,7 +193,7 @@ def _public_facts(match: Match, viewer: int | None) -> dict[str, Any]:
         "to_move": match.current_player(),
         "hand_sizes": tuple(h.bit_count() for h in deal.hands),
         "turned": deal.turned,
-        "auction": tuple((s, a) for s, a in deal.history if BID <= a < ANNOUNCE),
+        "auction": tuple((s, a) for s, a in deal.history if is_call(a)),
         "contract": deal.contract if has_contract else None,
         "declarer": deal.declarer if has_contract else None,
         "multiplier": deal.multiplier,

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .actions import ANNOUNCE, BELOT, BID, Action, action_name, parse_action
-from .cards import CONTRACT_NAMES, card_name, parse_card
+from .cards import CONTRACT_NAMES, RANKS, SUITS, card_name, parse_card
 from .deal import Deal
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
@@ -23,6 +23,10 @@ _DEAL_KEYS = {"dealer", "deck", "actions"}
 _CARD_KEYS = {"seat", "card", "announce", "belot"}
 _BID_KEYS = {"seat", "bid"}
 _BID_ORDER = list(CONTRACT_NAMES) + ["pass", "double", "redouble"]
+# Names looked up, not parsed: nearly every record action is a bare card or bid.
+_CARD_BY_NAME = {r + s: suit * 8 + rank for suit, s in enumerate(SUITS)
+                 for rank, r in enumerate(RANKS)}
+_BID_BY_NAME = {name: parse_action(name) for name in _BID_ORDER}
 
 
 class RecordError(ValueError):
@@ -129,32 +133,62 @@ def _replay_deal(match: Match, i: int, entry: Any, last: bool) -> None:
     actions = entry.get("actions")
     if not isinstance(actions, list):
         raise RecordError(i, 0, "actions must be a list")
-    for j, raw in enumerate(actions):
-        if deal.is_over:
-            raise RecordError(i, j, "the deal is already over")
-        try:
-            for action in _read_action(raw):
-                match.apply_action(action, raw["seat"])
-        except (IllegalActionError, ValueError) as e:
-            raise RecordError(i, j, str(e)) from None
+    _replay_actions(match, deal, i, actions)
     if not deal.is_over and not last:
         raise RecordError(i, len(actions), "the deal stops before its end")
+
+
+def _replay_actions(match: Match, deal: Deal, i: int, actions: list[Any]) -> None:
+    """Apply deal ``i``'s actions.  A bare card or bid is looked up and applied at once;
+    the rest go through :func:`_read_action`.  The engine refuses any action once the
+    deal is over, so that case is told apart only when an action fails."""
+    apply = match.apply_action
+    for j, raw in enumerate(actions):
+        try:
+            action = _plain_action(raw)
+            if action is None:
+                for part in _read_action(raw):
+                    apply(part, raw["seat"])
+            else:
+                apply(action, raw["seat"])
+        except (IllegalActionError, ValueError) as e:
+            reason = "the deal is already over" if deal.is_over else str(e)
+            raise RecordError(i, j, reason) from None
+
+
+def _plain_action(raw: Any) -> Action | None:
+    """The engine action of ``{"seat": s, "card": c}`` or ``{"seat": s, "bid": b}`` with
+    valid values (nearly every record action), found with no more than dict lookups;
+    None for anything else, which :func:`_read_action` reads with its full checks."""
+    if type(raw) is not dict or len(raw) != 2:
+        return None
+    seat = raw.get("seat")
+    if type(seat) is not int or not 0 <= seat <= 3:
+        return None
+    name = raw.get("card")
+    if name is not None:
+        return _CARD_BY_NAME.get(name) if type(name) is str else None
+    name = raw.get("bid")
+    return _BID_BY_NAME.get(name) if type(name) is str else None
 
 
 def _read_deck(i: int, text: Any) -> list[int]:
     if not isinstance(text, str):
         raise RecordError(i, 0, "deck must be a string of 32 cards")
+    parts = text.split(" ")
     try:
-        deck = [parse_card(part) for part in text.split(" ")]
-    except ValueError as e:
-        raise RecordError(i, 0, f"deck: {e}") from None
-    if sorted(deck) != list(range(32)):
+        deck = [_CARD_BY_NAME[part] for part in parts]
+    except KeyError:
+        bad = next(part for part in parts if part not in _CARD_BY_NAME)
+        raise RecordError(i, 0, f"deck: not a card: {bad!r}") from None
+    if len(deck) != 32 or len(set(deck)) != 32:
         raise RecordError(i, 0, "deck must hold each of the 32 cards once")
     return deck
 
 
 def _read_action(raw: Any) -> list[Action]:
-    """The engine actions one record action stands for: announcements, then the card."""
+    """The engine actions one record action stands for, announcements then the card,
+    every field checked (the error says which)."""
     if not isinstance(raw, dict):
         raise ValueError("an action is a JSON object")
     seat = raw.get("seat")

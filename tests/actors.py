@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from app.auth import Player
 from app.tables import AddBot, Attach, Client, Lobby, SitDown, StartMatch, Table, TableConfig
 from engine import Options
+from tests.waiting import within
 
 ANA = Player("p-ana", "Ana")
+PATIENCE = 30  # seconds a test waits for one message, or for its turn, before it fails
 
 
 async def solo_table(lobby: Lobby, name: str, options: Options) -> tuple[Table, Client]:
@@ -25,15 +28,28 @@ async def solo_table(lobby: Lobby, name: str, options: Options) -> tuple[Table, 
 
 
 async def next_message(client: Client) -> dict[str, Any]:
-    message = await client.outbox.get()
+    """The next message the table sent the client; it fails after ``PATIENCE`` seconds."""
+    message = await within(client.outbox.get(), PATIENCE, "the table's next message")
     assert isinstance(message, str), message
     parsed: dict[str, Any] = json.loads(message)
     return parsed
 
 
+async def first_message(client: Client, done: Callable[[dict[str, Any]], bool],
+                        what: str) -> dict[str, Any]:
+    """The first of the client's next messages for which ``done`` holds; it fails after
+    ``PATIENCE`` seconds."""
+
+    async def reading() -> dict[str, Any]:
+        while not done(message := await next_message(client)):
+            pass
+        return message
+
+    return await within(reading(), PATIENCE, what)
+
+
 async def my_turn(client: Client) -> dict[str, Any]:
     """The next state in which the client's seat (0) has something to do."""
-    while True:
-        message = await next_message(client)
-        if message.get("turn") == 0 and message["view"]["legal_actions"]:
-            return message
+    return await first_message(
+        client, lambda m: m.get("turn") == 0 and bool(m["view"]["legal_actions"]),
+        "the client's seat (0) to have something to do")

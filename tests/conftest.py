@@ -16,9 +16,27 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.bots import BotRunner
 from app.config import Settings
 from app.main import create_app, server_config
 from app.storage import MemoryStorage
+from tests.waiting import eventually_sync
+
+SERVER_START = 30  # seconds a server may take to answer before its test fails
+
+
+@pytest.fixture(autouse=True)
+def bot_pool_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bots' process pool starts its process at the first decision sent to it (a hard
+    bot's), not when an app or a lobby starts: most tests have no hard bot, and starting
+    and stopping that process cost each of them about a second.  Servers run as processes
+    (tests/test_recovery.py, test_deploy_*.py, e2e) still start it at once, and
+    test_deploy_exit.py checks that they do; module-wide servers (``live``) too."""
+
+    async def on_demand(self: BotRunner) -> None:
+        return None
+
+    monkeypatch.setattr(BotRunner, "start", on_demand)
 
 
 def app_settings(**overrides: Any) -> Settings:
@@ -65,10 +83,9 @@ def run_server(settings: Settings) -> Iterator[LiveServer]:
     server = uvicorn.Server(server_config(settings, app))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    started = threading.Event()
-    while not server.started and thread.is_alive():
-        started.wait(0.01)
-    assert server.started, "uvicorn did not start"
+    eventually_sync(lambda: server.started or not thread.is_alive(), SERVER_START,
+                    "uvicorn to start", poll=0.01)
+    assert server.started, "uvicorn stopped before it started"
     try:
         yield LiveServer(app, sock.getsockname()[1])
     finally:

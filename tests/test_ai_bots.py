@@ -81,7 +81,12 @@ def test_bots_decide_from_the_observation_alone() -> None:
                                                                budget_s=60)
 
 
-def test_hard_is_deterministic_for_a_seed() -> None:
+def test_hard_is_deterministic_for_a_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every decision twice, over a whole deal and into the next: the seed alone must decide
+    # the samples and so the card.  Three samples a card (two before they may agree and stop
+    # early) make each search cheap; the budget never cuts them, so nothing depends on time.
+    monkeypatch.setattr(hard, "MIN_SAMPLES", 2)
+    monkeypatch.setattr(hard, "MAX_SAMPLES", 3)
     match = Match(Options.make("classic"), seed=11)
     seen = 0
     while seen < 40 and not match.is_over:

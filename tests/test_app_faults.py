@@ -25,9 +25,10 @@ from app.tables import (
     TableConfig,
 )
 from engine import Options
-from tests.actors import ANA, my_turn, next_message, solo_table
+from tests.actors import ANA, PATIENCE, first_message, my_turn, next_message, solo_table
 from tests.conftest import Rest, app_settings
 from tests.test_app_journal import FlakyStorage
+from tests.waiting import eventually
 
 GUARD = 30  # seconds: a hang fails the test instead of blocking the suite
 
@@ -74,8 +75,8 @@ def test_a_human_who_never_connects_is_replaced_after_the_grace() -> None:
             for seat in (1, 2, 3):
                 await table.submit(AddBot(ANA, seat, "easy"))
             await table.submit(StartMatch(ANA))  # Ana never opens a socket
-            while table.status != "closed":
-                await asyncio.sleep(0.05)
+            await eventually(lambda: table.status == "closed", PATIENCE,
+                             "the table to close when Ana never came")
             stored = storage.matches[table.id]
             assert stored.record is not None and stored.record["abandoned"] == "no players left"
 
@@ -94,9 +95,13 @@ def test_answers_are_kept_for_seated_players_only() -> None:
                 await table.submit(PlayAction(watcher, f"w{n}", state["version"], "AS"))
                 refused = await next_message(watcher)
                 assert refused["code"] == "not_seated"
-            assert "p-w" not in table._answers  # nothing kept for a passer-by
+            assert all(table.audience.answer("p-w", f"w{n}") is None for n in range(100))
 
     run_table(scenario())
+
+
+def answers_once(message: dict[str, Any]) -> bool:
+    return message.get("id") == "once"
 
 
 def test_one_action_id_gets_one_answer_across_a_reconnect_in_an_outage() -> None:
@@ -111,16 +116,10 @@ def test_one_action_id_gets_one_answer_across_a_reconnect_in_an_outage() -> None
             again = Client(ANA, 10_000)  # the player reconnects and resends the same id
             await table.submit(Attach(again))
             await table.submit(PlayAction(again, "once", version, action))
-            answers: list[dict[str, Any]] = []
-            while not answers:
-                message = await next_message(again)
-                if message.get("id") == "once":
-                    answers.append(message)
-            assert answers[0] == {"type": "ack", "id": "once", "version": version + 1}
+            answer = await first_message(again, answers_once, "the answer to 'once'")
+            assert answer == {"type": "ack", "id": "once", "version": version + 1}
             await table.submit(PlayAction(again, "once", version, action))  # and once more
-            while (message := await next_message(again)).get("id") != "once":
-                pass
-            assert message == answers[0]
+            assert await first_message(again, answers_once, "the answer again") == answer
 
     run_table(scenario())
 

@@ -18,10 +18,12 @@ from engine import Match, Options, card_name
 from engine.cards import cards_of
 from engine.declarations import COMBOS
 from tests.conftest import LiveServer, Rest
+from tests.waiting import Deadline, received
 
 Frame = tuple[int | None, dict[str, Any]]  # (the recipient's seat, the message)
 CARDS = frozenset(card_name(c) for c in range(32))
 GUARD = 90  # seconds: a hang fails the test instead of blocking the suite
+PATIENCE = 30  # seconds a client waits for its next frame
 
 
 async def join(live: LiveServer, table_id: str, token: str) -> ClientConnection:
@@ -47,11 +49,13 @@ async def human(live: LiveServer, table_id: str, guest: dict[str, str], seat: in
     """Play random legal actions (and the odd illegal one), dropping the socket now and
     then, until the match is over; keep every frame received.  A ``pass_rate`` gets deals
     thrown in (all four pass)."""
+    deadline = Deadline(GUARD, f"seat {seat} to see the match end")
     while True:
+        deadline.check()
         ws = await join(live, table_id, guest["token"])
         acted_at = -1
         try:
-            async for text in ws:
+            async for text in received(ws, PATIENCE, f"a frame for seat {seat}"):
                 message = json.loads(text)
                 frames.append((seat, message))
                 if message.get("table", {}).get("status") == "over":
@@ -80,7 +84,7 @@ async def spectator(live: LiveServer, table_id: str, guest: dict[str, str],
                     frames: list[Frame]) -> None:
     ws = await join(live, table_id, guest["token"])
     async with ws:
-        async for text in ws:
+        async for text in received(ws, PATIENCE, "a frame for the spectator"):
             message = json.loads(text)
             frames.append((None, message))
             if message.get("table", {}).get("status") == "over":
@@ -255,8 +259,8 @@ def test_oversize_frames_are_closed_by_the_server(live: LiveServer, live_rest: R
         await ws.recv()
         await ws.send("x" * 100_000)
         with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                await ws.recv()
+            async for _ in received(ws, PATIENCE, "the server to close the socket"):
+                pass
         return closed.value.rcvd.code if closed.value.rcvd else None
 
     assert asyncio.run(asyncio.wait_for(scenario(), GUARD)) == 1009

@@ -25,8 +25,13 @@ from app.protocol import (
 )
 from app.storage import MemoryStorage
 from tests.conftest import Rest, app_settings
+from tests.waiting import Deadline
 
 Message = dict[str, Any]
+# Seconds a test reads a socket for the message it expects, and for a whole match, before it
+# fails.  A read itself cannot block for long: the server pings every WS_PING_INTERVAL.
+PATIENCE = 30
+MATCH_PATIENCE = 90
 
 
 @contextmanager
@@ -42,12 +47,14 @@ def seated(client: TestClient, table_id: str, guest: dict[str, str]) -> Iterator
         yield ws, snapshot
 
 
-def until(ws: WebSocketTestSession, done: Any) -> Message:
-    """Read messages until ``done(message)``."""
-    while True:
-        message: Message = ws.receive_json()
-        if done(message):
-            return message
+def until(ws: WebSocketTestSession, done: Any, what: str = "the message awaited") -> Message:
+    """Read messages until ``done(message)``; fail after ``PATIENCE`` seconds."""
+    deadline = Deadline(PATIENCE, lambda: f"{what}; the last message: {message}")
+    message: Message = ws.receive_json()
+    while not done(message):
+        deadline.check()
+        message = ws.receive_json()
+    return message
 
 
 def my_turn(seat: int) -> Any:
@@ -55,10 +62,16 @@ def my_turn(seat: int) -> Any:
         "legal_actions"]
 
 
+def event_past(version: int) -> Any:
+    return lambda m: m["type"] == "event" and m["version"] > version
+
+
 def play_to_the_end(ws: WebSocketTestSession, seat: int, first: Message) -> Message:
     """Play the first legal action whenever it is our turn; return the final event."""
     message, count = first, 0
+    deadline = Deadline(MATCH_PATIENCE, lambda: f"the end of the match, at {message}")
     while message.get("table", {}).get("status") != "over":
+        deadline.check()
         if my_turn(seat)(message):
             count += 1
             ws.send_json({"type": "action", "id": f"a{count}", "version": message["version"],
@@ -99,9 +112,16 @@ def test_refused_actions_change_nothing(client: TestClient, rest: Rest) -> None:
         assert until(a, lambda m: m["type"] == "error")["code"] == "not_started"
         rest.start(table_id, ana)
         state = until(a, lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
-        until(b, lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
-        # Play until it is seat 0's turn with seat 1 waiting (bots fill the gaps).
-        state = state if my_turn(0)(state) else until(a, my_turn(0))
+        theirs = until(b, lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+        # Play until it is seat 0's turn with seat 1 waiting: bots fill the gaps, and Ivo
+        # plays his turns at once (else his turn timer would, after 30 real seconds).
+        while not my_turn(0)(state):
+            if my_turn(1)(theirs):
+                b.send_json({"type": "action", "id": f"b{theirs['version']}",
+                             "version": theirs["version"],
+                             "action": theirs["view"]["legal_actions"][0]})
+            state = until(a, event_past(state["version"]))
+            theirs = until(b, event_past(state["version"] - 1))  # the same event
         version = state["version"]
         legal = state["view"]["legal_actions"]
 
@@ -296,8 +316,10 @@ def test_reconnect_mid_trick_resumes_from_a_fresh_snapshot() -> None:
         with seated(client, table_id, ana) as (ws, snapshot):
             state = snapshot
             # Play until seat 0 has just played inside a trick that is not complete.
+            deadline = Deadline(PATIENCE, "Ana to play inside a trick")
             while not (state["type"] == "event" and state["event"].get("seat") == 0 and
                        0 < len(state["view"]["trick"]["cards"]) < 4):
+                deadline.check()
                 if my_turn(0)(state):
                     ws.send_json({"type": "action", "id": str(state["version"]),
                                   "version": state["version"],

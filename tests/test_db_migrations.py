@@ -64,7 +64,7 @@ def test_run_command_migrates_the_database_of_database_url(empty_url: str) -> No
     """``alembic upgrade head`` as the run command calls it: URL from the environment."""
     env = {**os.environ, "DATABASE_URL": empty_url}
     subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ALEMBIC_INI.parent,
-                   env=env, check=True, capture_output=True)
+                   env=env, check=True, capture_output=True, timeout=60)
     assert run(table_names(empty_url)) == set(Base.metadata.tables) | {"alembic_version"}
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from itertools import takewhile
 from pathlib import Path
 from typing import Any
@@ -17,9 +19,11 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs pinned
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 
+import app.__main__ as entry_point
 from app.bots import BotRunner
-from app.config import Settings
+from app.config import Settings, get_settings
 from app.main import create_app
 from app.storage import MemoryStorage
 from app.tables import (
@@ -77,21 +81,62 @@ def test_compose_environment_names_only_settings() -> None:
     assert {name.lower() for name in environment} <= set(Settings.model_fields)
 
 
-@pytest.mark.parametrize("secret", [None, "changeme", "short-but-not-empty", "0" * 32])
-def test_production_refuses_a_missing_or_weak_secret(secret: str | None,
-                                                     tmp_path: Path) -> None:
+WEAK = [(None, "is not set"), ("changeme", "is a known placeholder"),
+        ("short-but-not-empty", "is too short (19 characters)"),
+        ("0" * 32, "is a known placeholder")]
+
+
+@pytest.mark.parametrize(("secret", "why"), WEAK)
+def test_production_settings_refuse_a_missing_or_weak_secret(secret: str | None,
+                                                             why: str) -> None:
+    with pytest.raises(ValidationError, match=re.escape(f"SECRET_KEY {why}")):
+        Settings(environment="production", secret_key=secret or "")
+
+
+@pytest.fixture
+def production(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """The environment of a production server, away from any .env, with settings read
+    afresh; ``python -m app`` may not get as far as serving."""
+
+    def serve(settings: Settings) -> None:
+        raise AssertionError(f"serving with SECRET_KEY={settings.secret_key!r}")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ENVIRONMENT", "production")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'never.db'}")
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.setattr(entry_point, "make_server", serve)
+    get_settings.cache_clear()
+    yield monkeypatch
+    get_settings.cache_clear()
+
+
+@pytest.mark.parametrize(("secret", "why"), WEAK)
+def test_production_refuses_to_start_with_a_missing_or_weak_secret(
+    secret: str | None, why: str, production: pytest.MonkeyPatch
+) -> None:
+    if secret is not None:
+        production.setenv("SECRET_KEY", secret)
+    with pytest.raises(SystemExit) as refused:
+        entry_point.main(["--port", "0"])
+    # A string exit code: printed to stderr, exit status 1, no traceback.
+    message = refused.value.code
+    assert isinstance(message, str) and message.startswith("refusing to start: ")
+    assert f"SECRET_KEY {why}" in message
+    assert "openssl rand" in message  # says how to make a good one
+
+
+def test_python_m_app_refuses_a_missing_secret_in_production(tmp_path: Path) -> None:
+    """The same refusal end to end, from a real ``python -m app``: one line, no traceback."""
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env |= {"PYTHONPATH": str(ROOT), "ENVIRONMENT": "production",
             "DATABASE_URL": f"sqlite:///{tmp_path / 'never.db'}"}
-    if secret is not None:
-        env["SECRET_KEY"] = secret
     result = subprocess.run(
         [sys.executable, "-m", "app", "--port", "0"], env=env, cwd=tmp_path,
         capture_output=True, text=True, timeout=60, check=False,
     )
-    assert result.returncode != 0
-    assert "refusing to start" in result.stderr and "SECRET_KEY" in result.stderr
-    assert "openssl rand" in result.stderr  # says how to make a good one
+    assert result.returncode == 1
+    assert result.stderr.startswith("refusing to start: ") and "SECRET_KEY" in result.stderr
     assert "Traceback" not in result.stderr
 
 

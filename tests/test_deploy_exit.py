@@ -24,6 +24,7 @@ from tests.conftest import app_settings
 from tests.test_db_support import PG_SERVER, run
 from tests.test_deploy_server import Deployed, new_match
 from tests.test_recovery import play
+from tests.waiting import eventually
 
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
 ORPHAN_WAIT = 10  # seconds the children may take to notice their parent is gone
@@ -79,13 +80,13 @@ async def killed(database_url: str, log: Path) -> None:
     finally:
         server.process.kill()
         await server.process.wait()
-    deadline = time.monotonic() + ORPHAN_WAIT
-    while (alive_ones := [pid for pid in left if alive(pid)]) and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-    for pid in alive_ones:  # do not leave them behind for the next test either
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    assert not alive_ones, [cmdline(pid) for pid in alive_ones]
+    try:
+        await eventually(lambda: not any(map(alive, left)), ORPHAN_WAIT,
+                         f"the killed server's children to exit: {lines}")
+    finally:
+        for pid in filter(alive, left):  # do not leave them behind for the next test either
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_sigkill_leaves_no_child_behind(sqlite_url: str, tmp_path: Path) -> None:
@@ -98,13 +99,10 @@ async def busy_pool() -> None:
     pool = bots._executor("hard")
     worker = await asyncio.wrap_future(pool.submit(os.getpid))
     search = pool.submit(time.sleep, GUARD)  # a search that would outlast any shutdown
-    while not search.running():  # queued for the worker: no longer cancellable
-        await asyncio.sleep(0.01)
+    await eventually(search.running, GUARD, "the worker to take the search (no longer "
+                     "cancellable)", poll=0.01)
     await asyncio.wait_for(bots.close(), EXIT_TIMEOUT + MARGIN)
-    deadline = time.monotonic() + MARGIN
-    while alive(worker) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not alive(worker)
+    await eventually(lambda: not alive(worker), MARGIN, "the pool's worker to exit")
 
 
 def test_closing_the_bots_does_not_wait_for_a_long_search() -> None:

@@ -26,12 +26,14 @@ from app.db.repository import Repository
 from app.db.session import Database
 from tests.test_db_support import PG_SERVER, run
 from tests.test_deploy_config import STRONG, compose_app
-from tests.test_recovery import SEAT, free_port, logged_state, play
+from tests.test_recovery import SEAT, answering, free_port, logged_state, play, terminate
 from tests.test_recovery_storage_down import Proxy
+from tests.waiting import eventually, received
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
 SHUTDOWN_TIMEOUT = 10  # the default, as compose leaves it
+PATIENCE = 30  # seconds a client waits for a frame, or /readyz for its answer
 METRICS = ("belote_open_tables", "belote_connected_players", "belote_actions_total",
            'belote_bot_decision_seconds_bucket{le="+Inf",level="easy"}',
            "belote_action_broadcast_seconds_count", "belote_db_write_seconds_count")
@@ -73,18 +75,10 @@ class Deployed:
                 sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port),
                 env=self.env, cwd=self.log.parent, stderr=log,
             )
-        async with httpx2.AsyncClient(base_url=self.http) as http:
-            while True:
-                assert self.process.returncode is None, self.log.read_text()
-                with contextlib.suppress(httpx2.TransportError):
-                    if (await http.get("/healthz")).status_code == 200:
-                        return
-                await asyncio.sleep(0.05)
+        await answering(self.process, f"{self.http}/healthz", self.log.read_text)
 
     async def stop(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.terminate()
-            await self.process.wait()
+        await terminate(self.process)
 
 
 @contextlib.asynccontextmanager
@@ -126,7 +120,7 @@ async def play_acked(ws: ClientConnection, rng: random.Random, until: int,
     """Play random legal actions for the human, noting the version of every ack, up to
     its first turn at version ``until`` or later."""
     acted = -1
-    async for text in ws:
+    async for text in received(ws, PATIENCE, "the server's next frame"):
         message: dict[str, Any] = json.loads(text)
         if message["type"] == "ack":
             acked.add(message["version"])
@@ -184,9 +178,14 @@ async def readiness(pg_url: str, tmp_path: Path) -> None:
         async with running(server), httpx2.AsyncClient(base_url=server.http) as http:
 
             async def ready_is(status: int) -> dict[str, Any]:
-                while (response := await http.get("/readyz")).status_code != status:
-                    await asyncio.sleep(0.05)
-                body: dict[str, Any] = response.json()
+                answers: list[httpx2.Response] = []
+
+                async def answered() -> bool:
+                    answers.append(await http.get("/readyz"))
+                    return answers[-1].status_code == status
+
+                await eventually(answered, PATIENCE, f"/readyz to answer {status}")
+                body: dict[str, Any] = answers[-1].json()
                 return body
 
             assert await ready_is(200) == {"status": "ready"}
@@ -219,7 +218,7 @@ async def sigterm(pg_url: str, tmp_path: Path) -> None:
                               "action": rng.choice(state["view"]["legal_actions"])}))
     server.process.send_signal(signal.SIGTERM)
     with contextlib.suppress(ConnectionClosed):
-        async for text in ws:
+        async for text in received(ws, PATIENCE, "the socket to close at SIGTERM"):
             message = json.loads(text)
             if message["type"] == "ack":
                 acked.add(message["version"])
@@ -240,14 +239,15 @@ async def sigterm(pg_url: str, tmp_path: Path) -> None:
 
     async with running(server):
         ws = await join(server, table_id, token)
-        await ws.recv()  # welcome
-        after = json.loads(await ws.recv())
+        frames = received(ws, PATIENCE, "the restarted server's next frame")
+        await anext(frames)  # welcome
+        after = json.loads(await anext(frames))
         assert after["type"] == "snapshot"
         assert after["seat"] == SEAT and after["version"] >= version
         # If bots were to act at the signal, they play on after the restart up to the
         # human's turn, which waits for the player: compare there with the log.
         while after["turn"] not in (SEAT, None):
-            after = json.loads(await ws.recv())
+            after = json.loads(await anext(frames))
         assert (after["version"], after["view"]) == await logged_state(pg_url, table_id)
         if after["version"] == version:
             assert after["view"] == view

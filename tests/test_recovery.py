@@ -14,7 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,9 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from app.db.repository import Repository
 from app.db.session import Database
+from tests.conftest import SERVER_START
 from tests.test_db_support import run
+from tests.waiting import Deadline, eventually, received, within
 
 pytest_plugins = ["tests.test_db_support"]  # db_url: migrated SQLite, then PostgreSQL
 
@@ -31,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
 SEAT = 0  # the human's; bots hold the other three
 KILL_AT = 30  # the human's first turn at or after this version: mid-deal, mid-match
+SERVER_STOP = 30  # seconds a server may take to exit on SIGTERM (SHUTDOWN_TIMEOUT is 10)
+PATIENCE = 30  # seconds a client waits for its next frame
 
 
 def free_port() -> int:
@@ -38,6 +42,35 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+async def answering(process: asyncio.subprocess.Process, url: str,
+                    output: Callable[[], str] = lambda: "see the output above") -> None:
+    """Return once the server ``process`` answers ``url`` with 200; fail with its
+    ``output`` if it exits first or does not answer within SERVER_START seconds."""
+    async with httpx2.AsyncClient() as http:
+
+        async def answers() -> bool:
+            assert process.returncode is None, f"the server exited: {output()}"
+            with contextlib.suppress(httpx2.TransportError):
+                return (await http.get(url)).status_code == 200
+            return False
+
+        await eventually(answers, SERVER_START, lambda: f"{url} to answer: {output()}")
+
+
+async def terminate(process: asyncio.subprocess.Process | None) -> None:
+    """Stop a server with SIGTERM; one still running SERVER_STOP seconds later is killed,
+    and the test fails."""
+    if process is None or process.returncode is not None:
+        return
+    process.terminate()
+    try:
+        await within(process.wait(), SERVER_STOP, "the server to exit on SIGTERM")
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
 
 
 class Server:
@@ -67,13 +100,7 @@ class Server:
             sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port),
             env=self.env, cwd=self.cwd,
         )
-        async with httpx2.AsyncClient(base_url=self.http) as http:
-            while True:
-                assert self.process.returncode is None, "the server exited"
-                with contextlib.suppress(httpx2.TransportError):
-                    if (await http.get("/api/health")).status_code == 200:
-                        return
-                await asyncio.sleep(0.05)
+        await answering(self.process, f"{self.http}/api/health")
 
     async def kill(self) -> None:
         assert self.process is not None
@@ -81,9 +108,7 @@ class Server:
         await self.process.wait()
 
     async def stop(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.terminate()
-            await self.process.wait()
+        await terminate(self.process)
 
 
 @contextlib.asynccontextmanager
@@ -103,7 +128,7 @@ async def join(server: Server, table_id: str, token: str) -> ClientConnection:
 
 async def states(ws: ClientConnection) -> AsyncIterator[dict[str, Any]]:
     """The socket's state messages of a started match."""
-    async for text in ws:
+    async for text in received(ws, PATIENCE, "the server's next frame"):
         state = json.loads(text)
         if state["type"] in ("snapshot", "event") and state["view"] is not None:
             yield state
@@ -116,7 +141,9 @@ async def play(ws: ClientConnection, rng: random.Random, until: int | None,
     (``until`` None, or the match over)."""
     acted = -1
     stream = states(ws)
+    deadline = Deadline(GUARD, f"the human's turn at version {until} or the end")
     while True:
+        deadline.check()
         state = pending if pending is not None else await anext(stream)
         pending = None
         if state["table"]["status"] == "over":

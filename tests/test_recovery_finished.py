@@ -21,9 +21,10 @@ from app.tables import (
     TableError,
 )
 from engine import Options
-from tests.actors import ANA, next_message, solo_table
+from tests.actors import ANA, PATIENCE, next_message, solo_table
 from tests.conftest import app_settings
 from tests.test_db_support import run
+from tests.waiting import eventually
 
 pytest_plugins = ["tests.test_db_support"]
 
@@ -46,8 +47,8 @@ async def finished_tables(lobby: Lobby) -> list[TablePublic]:
         await forfeited.submit(AddBot(ANA, seat, "easy"))
     await forfeited.submit(Attach(Client(ANA, 10_000)))  # there, but the timer runs out
     await forfeited.submit(StartMatch(ANA))
-    while forfeited.status != "over":
-        await asyncio.sleep(0.05)
+    await eventually(lambda: forfeited.status == "over", PATIENCE,
+                     "the timer to forfeit the match")
     return [won.info(), forfeited.info()]
 
 

@@ -28,10 +28,12 @@ from app.db.session import Database
 from tests.own_postgres import OwnPostgres, own_postgres
 from tests.test_db_support import run
 from tests.test_recovery import SEAT, Server, join
+from tests.waiting import eventually, received
 
 GUARD = 120  # seconds: a hang fails the test instead of blocking the suite
 TABLES = 6
 PROGRESS = 30  # seconds the tables get to move on once the database is back
+BUSY = 10  # versions every table has reached before the database stops
 
 
 @pytest.fixture(scope="module")
@@ -51,16 +53,19 @@ class Player:
     told: int = 0  # the highest version any message carried
     acked: set[int] = field(default_factory=set)
     over: bool = False
+    outage: bool = False  # told the database is unavailable
 
     async def play(self) -> None:
         acted = -1
         with contextlib.suppress(ConnectionClosed):
-            async for text in self.ws:
+            async for text in received(self.ws, PROGRESS, f"a frame from {self.table_id}"):
                 message: dict[str, Any] = json.loads(text)
                 if message["type"] == "ack":
                     self.acked.add(message["version"])
                 if message["type"] not in ("snapshot", "event"):
                     continue
+                if message.get("event") == {"kind": "storage", "available": False}:
+                    self.outage = True
                 self.told = max(self.told, message["version"])
                 if message["table"]["status"] == "over":
                     self.over = True
@@ -110,21 +115,23 @@ async def scenario(pg: OwnPostgres, url: str, cwd: Path) -> None:
         async with httpx2.AsyncClient(base_url=server.http) as http:
             players = [await new_table(server, http, i) for i in range(TABLES)]
         tasks = [asyncio.create_task(p.play()) for p in players]
-        await asyncio.sleep(2)
+        await eventually(lambda: all(p.told >= BUSY for p in players), PROGRESS,
+                         "every table to get going")
 
         await asyncio.to_thread(pg.stop, "fast")
-        await asyncio.sleep(1)  # writes meet a database that is down, then starting
+        # Writes meet a database that is down (and then starting, during pg.start).
+        await eventually(lambda: all(p.outage for p in players), PROGRESS,
+                         "every table to say the database is unavailable")
         await asyncio.to_thread(pg.start)
         back = {p.table_id: p.told for p in players}
 
         # Every table moves on by itself: none is frozen by the restart.
-        loop = asyncio.get_running_loop()
-        until = loop.time() + PROGRESS
-        while loop.time() < until and not all(
-                p.over or p.told > back[p.table_id] + 8 for p in players):
-            await asyncio.sleep(0.2)
-        frozen = [p.table_id for p in players if not p.over and p.told <= back[p.table_id] + 8]
-        assert not frozen, f"tables frozen after the restart: {frozen}"
+        def frozen() -> list[str]:
+            return [p.table_id for p in players
+                    if not p.over and p.told <= back[p.table_id] + 8]
+
+        await eventually(lambda: not frozen(), PROGRESS,
+                         lambda: f"the tables to move on after the restart: {frozen()}")
 
         # What anyone was told is in the log: kill the server where it stands.
         await server.kill()

@@ -65,7 +65,7 @@ async def scenario(db_url: str) -> None:
         assert after == before
         assert [seat.kind for seat in again.seats] == ["human", "bot", "bot", "bot"]
         assert again.seats[2].level == settings.cover_level
-        assert again.deadline is not None  # Ana's turn waits for her, on a fresh timer
+        assert again.turns.deadline is not None  # Ana's turn waits for her, on a fresh timer
         await restarted.stop()
     finally:
         await db.dispose()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Path, Request, status
+from fastapi import Depends, Path, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..auth import InvalidToken, Player, Tokens
 from ..config import Settings
 from ..tables import Lobby, Table
+from .errors import ApiError
 
 _bearer = HTTPBearer(auto_error=False, description="The token of `POST /api/guests`.")
 
@@ -34,13 +35,17 @@ def current_player(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Player:
     if credentials is None:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing bearer token",
-                            headers={"WWW-Authenticate": "Bearer"})
+        raise _unauthorized("missing_token", "missing bearer token")
     try:
         return tokens.read(credentials.credentials)
     except InvalidToken:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid or expired token",
-                            headers={"WWW-Authenticate": "Bearer"}) from None
+        raise _unauthorized("bad_token", "invalid or expired token") from None
+
+
+def _unauthorized(code: str, message: str) -> ApiError:
+    """401 with the header RFC 6750 asks for; ``bad_token`` is the socket's code too."""
+    return ApiError(status.HTTP_401_UNAUTHORIZED, code, message,
+                    {"WWW-Authenticate": "Bearer"})
 
 
 def optional_player(

@@ -13,9 +13,20 @@ A started match is its log (options, seed, accepted actions): :meth:`Table.resum
 rebuilds it after a restart, and while the log cannot be written the table holds the
 action that failed and refuses others until a retried write gets through.
 
-The actor is :class:`Table` (``table.py``); the other modules hold what it is made of
-(``seats.py``, ``clients.py``), what it is sent (``commands.py``), how it refuses
-(``errors.py``), and the :class:`Lobby` that creates tables (``lobby.py``).
+Where to look:
+
+- ``table.py``: the actor (its queue, the dispatch of each command to its handler) and
+  the table's life, from the start to the close, and its resumption after a restart;
+- ``play.py``: what happens when a card (or a call) arrives, a bot's move, a timeout;
+- ``seating.py``: seats, bots, the start, the rematch;
+- ``presence.py``: sockets arriving and leaving, the grace an absent seat is kept for;
+- ``turns.py``: what moves the game on, a bot thinking or a human's turn timer;
+- ``audience.py``: who is at the table, the message each one is sent, the answers;
+- ``journal.py``: the writes to the match log, retried in order until each succeeds;
+- ``clock.py``: the wall clock and timers, injected (tests move a fake one);
+- ``commands.py``, ``errors.py``, ``seats.py``, ``clients.py``, ``status.py``: what a
+  table is sent, how it refuses, its seats, a socket's end, its statuses;
+- ``lobby.py``: the :class:`Lobby` that creates, lists, restores and stops tables.
 """
 
 from .clients import Client, Close
@@ -34,7 +45,8 @@ from .commands import (
 )
 from .errors import TableError
 from .lobby import Lobby
-from .table import OVER, Table, TableConfig
+from .status import OVER
+from .table import Table, TableConfig
 
 __all__ = [
     "OVER",

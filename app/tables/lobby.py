@@ -19,8 +19,10 @@ from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
 from ..storage import Storage
+from .clock import Clock, LoopClock
 from .errors import TableError, shutting_down
-from .table import PLAYING, WAITING, Services, Table, TableConfig
+from .status import PLAYING, WAITING
+from .table import Services, Table, TableConfig
 
 log = logging.getLogger(__package__)
 
@@ -73,12 +75,15 @@ class Lobby:
     ones (cheaply: every client in the lobby polls the list) and forgets closed ones.
     It also counts the open sockets that app/api/routes/ws.py admits."""
 
-    def __init__(self, settings: Settings, bots: BotRunner, storage: Storage) -> None:
+    def __init__(self, settings: Settings, bots: BotRunner, storage: Storage,
+                 clock: Clock | None = None) -> None:
+        """``clock``: the tables' timers run on it (the loop's by default, tests move theirs)."""
         self.tables: dict[str, Table] = {}
         self.stopping = False
         self.sockets_by_address = Quota(settings.max_sockets_per_address)
         self.sockets_by_player = Quota(settings.max_sockets_per_player)
-        self._services = Services(settings, bots, storage, self.discard, self.create)
+        self._services = Services(settings, bots, storage, self.discard, self.create,
+                                  clock or LoopClock())
         self._settings = settings
         self._created: dict[str, tuple[int, float]] = {}  # id -> number, time.monotonic()
         self._next_number = 0

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from ..auth import Player
 from ..models import SeatPublic
+from .clock import Timer
 
 
 @dataclass(slots=True)
@@ -18,7 +18,7 @@ class Seat:
     missed: int = 0  # turns in a row the timer played for this human
     autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
     returning: bool = False  # away since a restart: turns wait on the timer, not a bot
-    grace: asyncio.TimerHandle | None = None
+    grace: Timer | None = None  # ends the absent player's grace
 
     @property
     def covered(self) -> bool:

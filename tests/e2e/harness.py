@@ -14,13 +14,14 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 from playwright.sync_api import Browser, BrowserContext, ViewportSize, sync_playwright
+
+from tests.waiting import eventually_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -31,6 +32,7 @@ CHROMIUM_ARGS = [
 DESKTOP = ViewportSize(width=1280, height=800)
 PHONE = ViewportSize(width=390, height=844)
 SERVER_START = 30.0  # seconds the server may take to answer /healthz before we give up
+MIGRATE = 60.0  # seconds the migration of a fresh database may take
 SERVER_SETTINGS = {
     "SECRET_KEY": "e2e-secret-key-0123456789abcdef-0123456789",
     "BOT_DELAY": "0",  # bots answer at once: a deal takes seconds
@@ -81,7 +83,7 @@ def serve(workdir: Path, **settings: str) -> Iterator[Server]:
     env = server_environment(workdir, **settings)
     subprocess.run(
         [sys.executable, "-m", "alembic", "-c", str(ROOT / "alembic.ini"), "upgrade", "head"],
-        env=env, cwd=workdir, check=True, capture_output=True,
+        env=env, cwd=workdir, check=True, capture_output=True, timeout=MIGRATE,
     )
     port = free_port()
     log = workdir / "server.log"
@@ -105,15 +107,15 @@ def serve(workdir: Path, **settings: str) -> Iterator[Server]:
 
 def wait_until_up(server: Server) -> None:
     """Poll /healthz until the server answers; fail with its output if it exits or hangs."""
-    give_up = time.monotonic() + SERVER_START
-    while time.monotonic() < give_up:
+
+    def up() -> bool:
         if server.process.poll() is not None:
             raise RuntimeError(f"the server exited at start:\n{server.output()}")
         with contextlib.suppress(httpx2.TransportError):
-            if httpx2.get(f"{server.http}/healthz", timeout=2).status_code == 200:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"the server did not answer in {SERVER_START} s:\n{server.output()}")
+            return httpx2.get(f"{server.http}/healthz", timeout=2).status_code == 200
+        return False
+
+    eventually_sync(up, SERVER_START, lambda: f"the server to answer:\n{server.output()}")
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, status
+from fastapi import APIRouter, Depends, Query, Request, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db import queries
@@ -15,10 +15,7 @@ from ...db.schemas import MatchDetail, MatchPage, PlayerStats
 from ...db.session import Database, StorageUnavailable
 from ...replays import MatchReplay, match_replay
 from ..deps import ViewerDep
-
-
-def _error(code: int, name: str, message: str) -> HTTPException:
-    return HTTPException(code, {"code": name, "message": message})
+from ..errors import ApiError, error_responses
 
 
 def get_database(request: Request) -> Database:
@@ -34,17 +31,17 @@ async def get_session(
         async with database.read() as session:
             yield session
     except StorageUnavailable:
-        raise _error(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
-                     "the match history is unavailable, try again later") from None
+        raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
+                       "the match history is unavailable, try again later") from None
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
-_errors: dict[int | str, dict[str, Any]] = {
-    404: {"description": "No such match or player"},
-    422: {"description": "A bad filter or cursor"},
-    503: {"description": "The database is unavailable"},
-}
+_errors = error_responses({
+    404: "No such match or player",
+    422: "A bad filter or cursor",
+    503: "The database is unavailable",
+})
 router = APIRouter(prefix="/api", tags=["history"], responses=_errors)
 
 
@@ -64,13 +61,13 @@ async def list_matches(
     left out, except from ``player``'s own list asked for with that player's token."""
     for name, at in (("since", since), ("until", until)):
         if at is not None and at.tzinfo is None:
-            raise _error(422, "bad_filter", f"{name} needs a timezone (e.g. Z)")
+            raise ApiError(422, "bad_filter", f"{name} needs a timezone (e.g. Z)")
     if since is not None and until is not None and since > until:
-        raise _error(422, "bad_filter", "since is after until")
+        raise ApiError(422, "bad_filter", "since is after until")
     try:
         after = None if cursor is None else queries.Cursor.decode(cursor)
     except ValueError:
-        raise _error(422, "bad_cursor", "cursor is not one this server gave") from None
+        raise ApiError(422, "bad_cursor", "cursor is not one this server gave") from None
     f = queries.MatchFilter(player, variant, finished, since, until, after, limit,
                             viewer=viewer.id if viewer else None)
     return await queries.list_matches(session, f)
@@ -81,7 +78,7 @@ async def get_match(session: SessionDep, match_id: str) -> MatchDetail:
     """A match with its seats, every deal's result and the totals."""
     detail = await queries.get_match(session, match_id)
     if detail is None:
-        raise _error(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
+        raise ApiError(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
     return detail
 
 
@@ -102,7 +99,7 @@ async def get_replay(session: SessionDep, match_id: str) -> MatchReplay:
 async def _public_record(session: AsyncSession, match_id: str) -> dict[str, Any]:
     record = await queries.get_record(session, match_id)
     if record is None:
-        raise _error(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
+        raise ApiError(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
     return record
 
 
@@ -112,5 +109,5 @@ async def player_stats(session: SessionDep, viewer: ViewerDep, player_id: str) -
     (private matches only for the player's own token)."""
     stats = await queries.player_stats(session, player_id, viewer.id if viewer else None)
     if stats is None:
-        raise _error(status.HTTP_404_NOT_FOUND, "player_not_found", f"no player {player_id!r}")
+        raise ApiError(status.HTTP_404_NOT_FOUND, "player_not_found", f"no player {player_id!r}")
     return stats

@@ -11,6 +11,7 @@ from engine import Options
 from engine.options import FLAGS, VARIANTS, max_target
 
 from ..deps import LobbyDep
+from ..errors import error_responses
 
 router = APIRouter(tags=["server"])
 
@@ -20,7 +21,7 @@ async def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/stats")
+@router.get("/stats", responses=error_responses({422: "`seconds` out of range"}))
 async def stats(
     request: Request, lobby: LobbyDep, seconds: Annotated[float, Query(gt=0, le=60)] = 60
 ) -> dict[str, Any]:

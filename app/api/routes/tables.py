@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response, status
-from pydantic import BaseModel
+from fastapi import APIRouter, Query, Request, Response, status
 
 from engine import Options
 
@@ -23,23 +22,15 @@ from ...tables import (
 )
 from ...tables.lobby import TooManyTables
 from ..deps import LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
+from ..errors import ApiError, error_responses
 
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorBody(BaseModel):
-    detail: ErrorDetail
-
-
-_errors: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid token"},
-    403: {"model": ErrorBody, "description": "Not your seat, or not allowed"},
-    404: {"model": ErrorBody, "description": "No such table or seat"},
-    409: {"model": ErrorBody, "description": "The table's state does not allow it"},
-}
+_errors = error_responses({
+    401: "Missing or invalid token",
+    403: "Not your seat, or not allowed",
+    404: "No such table or seat",
+    409: "The table's state does not allow it",
+    422: "A value the route does not take (`fields` says which)",
+})
 router = APIRouter(prefix="/tables", tags=["tables"], responses=_errors)
 PAGE, MAX_PAGE = 50, 100  # tables on a page of the list: by default, at most
 
@@ -59,10 +50,11 @@ async def list_tables(
 
 
 @router.post("", status_code=status.HTTP_201_CREATED,
-             responses={422: {"description": "Unknown variant, flag or value"},
-                        429: {"model": ErrorBody, "description": "Too many tables: on "
-                              "the server, or open ones of the player or address"},
-                        503: {"model": ErrorBody, "description": "Shutting down"}})
+             responses=error_responses({
+                 422: "A value the route does not take, or an unknown flag or value "
+                      "(`bad_options`)",
+                 429: "Too many tables: on the server, or open ones of the player or address",
+                 503: "Shutting down"}))
 async def create_table(
     body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep,
     request: Request,
@@ -85,8 +77,7 @@ async def create_table(
         return lobby.create(player, config, request.client.host if request.client else None).info()
     except TooManyTables as exc:  # as TableError, plus when to try again
         headers = {} if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
-        raise HTTPException(exc.status, {"code": exc.code, "message": str(exc)},
-                            headers) from None
+        raise ApiError(exc.status, exc.code, str(exc), headers) from None
 
 
 @router.get("/{table_id}")

@@ -3,10 +3,12 @@
 const GUEST_KEY = "belote.guest";
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  /** `fields`: for a request that did not validate, `[{field, code, message}]`. */
+  constructor(status, code, message, fields = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.fields = fields;
   }
 }
 
@@ -51,12 +53,12 @@ export async function api(method, path, body) {
   }
   const data = await response.json().catch(() => null);
   if (!response.ok) {
-    const detail = data && data.detail;
-    const code = detail && detail.code ? detail.code
-      : response.status === 401 ? "bad_token" : response.status === 422 ? "invalid" : "http";
-    const message = detail && detail.message ? detail.message : JSON.stringify(detail);
+    // Every error of the server is {"detail": {code, message, fields?}} (docs/protocol.md);
+    // a body without it (a proxy's error page) is told by its status alone.
+    const detail = (data && data.detail) || {};
     if (response.status === 401) forgetGuest();
-    throw new ApiError(response.status, code, message);
+    throw new ApiError(response.status, detail.code || "http",
+      detail.message || `${response.status} ${response.statusText}`, detail.fields);
   }
   return data;
 }

@@ -5,19 +5,31 @@ import { t } from "./i18n.js";
 
 const SHOWN_MS = 4500;
 
-/** The text for an error code, the server's message if no translation knows it. */
-export function errorText(code, message) {
+/** The translation of an error code, or null when the client has none. */
+function translated(code) {
   const key = `error.${code}`;
   const text = t(key);
-  return text === key ? message || t("error.unknown") : text;
+  return text === key ? null : text;
 }
 
-/** toast(ApiError | {code, message}) */
+/** The text for an error code, the server's message if no translation knows it. */
+export function errorText(code, message) {
+  return translated(code) ?? (message || t("error.unknown"));
+}
+
+/** The reasons the client can tell for a request's refused values (a name kept for
+ * bots...), each once; none when it knows none of their codes. */
+function fieldReasons(fields) {
+  return [...new Set((fields || []).map((field) => translated(field.code)).filter(Boolean))];
+}
+
+/** toast(ApiError | {code, message, fields?}) */
 export function toast(error) {
   const code = (error && error.code) || "unknown";
+  const reasons = fieldReasons(error && error.fields);
   const box = document.getElementById("toasts");
   const item = h("div.toast", { "data-code": code, role: "status" },
-    errorText(code, error && error.message));
+    reasons.length ? reasons.join(" ") : errorText(code, error && error.message));
   box.append(item);
   setTimeout(() => item.classList.add("leaving"), SHOWN_MS - 400);
   setTimeout(() => item.remove(), SHOWN_MS);

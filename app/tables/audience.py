@@ -1,0 +1,118 @@
+"""Who is at a table (one socket per player) and what each of them is sent.
+
+Every message is built for its recipient alone, from the view its seat may see (or the
+public view, for a spectator): nothing is built once and redacted.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..models import TablePublic
+from ..protocol import CLOSE_REPLACED, State
+from ..views import spectator_view
+from .clients import Client
+from .status import PLAYING
+
+if TYPE_CHECKING:
+    from .table import Table
+
+ANSWERS_KEPT = 64  # per seated player: how many past action ids a repeat is answered for
+
+
+class Audience:
+    """The table's sockets by player id, and the answers kept for its seated players."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self._clients: dict[str, Client] = {}
+        self._answers: dict[str, OrderedDict[str, str]] = {}  # player id -> action id -> answer
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def __iter__(self) -> Iterator[Client]:
+        return iter(self._clients.values())
+
+    def get(self, player_id: str) -> Client | None:
+        return self._clients.get(player_id)
+
+    def spectators_besides(self, player_id: str) -> int:
+        return sum(c.seat is None and c.player.id != player_id for c in self._clients.values())
+
+    def join(self, client: Client) -> None:
+        """``client`` becomes its player's one socket here; an older one is closed."""
+        old = self._clients.get(client.player.id)
+        if old is not None:
+            old.close(CLOSE_REPLACED, "replaced by a newer connection")
+        self._clients[client.player.id] = client
+
+    def leave(self, client: Client) -> bool:
+        """Forget ``client``; False if a newer socket of its player had replaced it."""
+        if self._clients.get(client.player.id) is not client:
+            return False
+        del self._clients[client.player.id]
+        return True
+
+    def close_all(self, code: int, reason: str) -> None:
+        for client in self._clients.values():
+            client.close(code, reason)
+
+    # ------------------------------------------------------------- answers
+
+    def answer(self, player_id: str, action_id: str) -> str | None:
+        kept = self._answers.get(player_id)
+        return None if kept is None else kept.get(action_id)
+
+    def remember(self, player_id: str, action_id: str, answer: str) -> None:
+        """Send a seated player the answer to an action, on the socket they have now, and
+        keep it (the last ``ANSWERS_KEPT``) so a repeat of its id gets the same one.
+        Only seated players' answers are kept: a spectator's are refusals, cheap to redo."""
+        answers = self._answers.setdefault(player_id, OrderedDict())
+        answers[action_id] = answer
+        if len(answers) > ANSWERS_KEPT:
+            answers.popitem(last=False)
+        client = self._clients.get(player_id)
+        if client is not None:
+            client.send(answer)
+
+    def forget(self, player_id: str) -> None:
+        """The player has no seat any more: their answers go."""
+        self._answers.pop(player_id, None)
+
+    # ------------------------------------------------------------- messages
+
+    def snapshot(self, client: Client) -> None:
+        client.send(self._state(client, "snapshot", None, self._table.info()))
+
+    def broadcast(
+        self, event_for: Callable[[int | None], dict[str, Any]], skip: Client | None = None
+    ) -> None:
+        """An event to everyone here (but ``skip``), as each one's seat may learn it."""
+        if not self._clients:
+            return
+        info = self._table.info()
+        for client in self._clients.values():
+            if client is not skip:
+                client.send(self._state(client, "event", event_for(client.seat), info))
+
+    def _state(self, client: Client, kind: str, event: dict[str, Any] | None,
+               info: TablePublic) -> str:
+        """A snapshot or event for ``client`` alone, built from its seat's view now."""
+        table = self._table
+        match = table.match
+        deadline = table.turns.deadline
+        return State(
+            type=kind,  # type: ignore[arg-type]
+            version=table.version,
+            event=event,
+            table=info,
+            seat=client.seat,
+            view=None if match is None else (
+                spectator_view(match) if client.seat is None
+                else match.observation(client.seat).to_dict()),
+            turn=match.current_player() if table.status == PLAYING and match else None,
+            deadline=None if deadline is None else int(deadline * 1000),
+        ).model_dump_json()

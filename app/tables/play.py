@@ -1,0 +1,177 @@
+"""The match itself: a player's action, a bot's move, a turn that times out.
+
+What happens when a card arrives is :func:`play_action`: one answer per action id;
+checked, logged, and only then applied and told to everyone (:func:`apply`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from engine import Action, IllegalActionError, parse_action
+from engine.errors import UnknownActionError
+
+from ..metrics import ACTION_BROADCAST, ACTIONS
+from ..models import Forfeit
+from ..protocol import Ack, Error
+from ..storage import LoggedAction
+from ..views import action_event
+from .clients import Client
+from .commands import BotMove, PlayAction, TurnTimeout
+from .presence import arrive
+from .status import LOG_DOWN, PLAYING, WAITING
+
+if TYPE_CHECKING:
+    from .table import Table
+
+log = logging.getLogger(__package__)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """An accepted action whose log write failed: applied once the write succeeds, and
+    answered then to the player who sent it (``reply``: the player's id and action id),
+    on whichever socket the player has by then."""
+
+    seat: int
+    action: Action
+    by: str
+    reply: tuple[str, str] | None
+
+
+async def play_action(table: Table, command: PlayAction) -> None:
+    """One answer per action id, always: a repeat gets the first answer again, and a
+    repeat of the held action (resent after a reconnect) waits for the log with it."""
+    client, action_id = command.client, command.id
+    player_id = client.player.id
+    if table.held is not None and table.held.reply == (player_id, action_id):
+        return
+    answer = table.audience.answer(player_id, action_id)
+    if answer is None:
+        answer = await _try(table, client, action_id, command.version, command.action)
+        if answer is None:
+            return  # held: answered once logged
+        if client.seat is not None:
+            table.audience.remember(player_id, action_id, answer)
+            return
+    client.send(answer)
+
+
+async def bot_move(table: Table, command: BotMove) -> None:
+    seat, action, by = command.seat, command.action, command.by
+    # A cover move decided before its player came back is dropped: the player's snapshot
+    # already shows the turn as theirs.
+    back = by == "cover" and not table.seats[seat].covered
+    if command.version != table.version or not table.moving or back:
+        return
+    assert table.match is not None
+    legal = table.match.legal_actions()
+    if action not in legal:
+        log.error("table %s: bot chose illegal %r for seat %d", table.id, action, seat)
+        action = legal[0]
+    await apply(table, seat, action, by)  # held if the log is down: applied later
+
+
+async def turn_timeout(table: Table, command: TurnTimeout) -> None:
+    seat = command.seat
+    if command.version != table.version or not table.moving:
+        return
+    held = table.seats[seat]
+    held.missed += 1
+    if table.config.timeout_forfeits:
+        table.forfeit = Forfeit(seat=seat, winner=1 - seat % 2)
+        table.version += 1
+        await table.finish()
+        table.audience.broadcast(lambda viewer: {"kind": "forfeit", "seat": seat})
+        return
+    if held.missed >= table.settings.missed_turns_to_bot and not held.autoplay:
+        held.autoplay = True
+        table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat})
+    table.turns.think(seat, table.settings.cover_level, "timeout", 0)
+
+
+async def _try(table: Table, client: Client, action_id: str, version: int,
+               text: str) -> str | None:
+    """The answer to a new action: a refusal, the acknowledgement, or None if held."""
+
+    def error(code: str, message: str) -> str:
+        return Error(id=action_id, code=code, message=message).model_dump_json()
+
+    seat = client.seat
+    if seat is None:
+        return error("not_seated", "only a seated player may act")
+    if table.status == WAITING:
+        return error("not_started", "the match has not started")
+    if table.status != PLAYING:
+        return error("game_over", "the match is over")
+    if table.journal.behind:
+        return error("storage_unavailable", LOG_DOWN)
+    if version != table.version:
+        return error("stale_version", f"the table is at version {table.version}, not {version}")
+    try:
+        action = parse_action(text)
+    except ValueError as exc:
+        return error(UnknownActionError.code, str(exc))
+    try:
+        if not await apply(table, seat, action, "player", (client.player.id, action_id)):
+            return None
+    except IllegalActionError as exc:
+        return error(exc.code, str(exc))
+    return acted(table, seat, action_id)
+
+
+def acted(table: Table, seat: int, action_id: str) -> str:
+    """The seat's player acted: awake again; the acknowledgement to send."""
+    held = table.seats[seat]
+    if held.autoplay:
+        arrive(table, seat, None)
+    held.missed = 0
+    return Ack(id=action_id, version=table.version).model_dump_json()
+
+
+async def apply(
+    table: Table, seat: int, action: Action, by: str, reply: tuple[str, str] | None = None
+) -> bool:
+    """Check an action, log it, and only then apply it and tell everyone.
+
+    Logging first keeps the engine and the log equal: if the write fails the match is
+    untouched, so a restart loses nothing anyone was told, and the action is held until
+    the retried write succeeds (False is returned), then applied.  A failed write cannot
+    be rolled back from the engine, which has no undo for bids.  IllegalActionError
+    (raised before the write) changes nothing.
+    """
+    assert table.match is not None and table.match.deal is not None
+    started = time.perf_counter()
+    table.match.deal.copy().apply(action, seat)  # the engine's own checks, on a copy
+    entry = LoggedAction(table.version + 1, seat, action, by)
+    if not await table.write(partial(table.services.storage.append_action, table.id, entry)):
+        table.held = Held(seat, action, by, reply)
+        return False
+    await applied(table, seat, action, by)
+    ACTION_BROADCAST.observe(time.perf_counter() - started)
+    return True
+
+
+async def applied(table: Table, seat: int, action: Action, by: str) -> None:
+    """A logged action: apply it, log the deal results it produced, tell everyone."""
+    match = table.match
+    assert match is not None
+    finished = len(match.results)
+    match.apply_action(action, seat)
+    table.version += 1
+    ACTIONS.inc()
+    storage = table.services.storage
+    results = [r.to_dict() for r in match.results[finished:]]
+    for index, result in enumerate(results, finished):
+        await table.write(partial(storage.finish_deal, table.id, index, result))
+    if match.is_over:
+        await table.finish()
+    table.turns.schedule()
+    extra: dict[str, Any] = {"by": by}
+    if results:
+        extra["deal_results"] = results
+    table.audience.broadcast(lambda viewer: action_event(seat, action, viewer) | extra)

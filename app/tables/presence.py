@@ -1,0 +1,106 @@
+"""Sockets arriving and leaving, and the grace an absent player's seat is kept for.
+
+Presence changes no version: a bot covers an absent player's turns, and the player takes
+them back by reconnecting (or acting) within ``reconnect_grace``; after it, the seat goes.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from ..auth import Player
+from ..models import TablePublic
+from .clients import Client
+from .commands import Attach, Detach, GraceOver, TakeBack
+from .errors import TableError
+from .seats import Seat
+from .status import PLAYING, WAITING
+
+if TYPE_CHECKING:
+    from .table import Table
+
+
+async def attach(table: Table, command: Attach) -> None:
+    client = command.client
+    seat = next((i for i, s in enumerate(table.seats) if s.holds(client.player)), None)
+    watching = table.audience.spectators_besides(client.player.id)
+    if seat is None and watching >= table.settings.max_spectators:
+        raise TableError("too_many_spectators", "this table has enough spectators")
+    table.audience.join(client)
+    client.seat = seat
+    if seat is not None:
+        arrive(table, seat, client)
+    table.audience.snapshot(client)
+
+
+async def detach(table: Table, command: Detach) -> None:
+    client = command.client
+    if not table.audience.leave(client):
+        return  # already replaced by a newer socket
+    seat = client.seat
+    if seat is None or table.status not in (WAITING, PLAYING):
+        return
+    table.seats[seat].connected = False
+    await_return(table, client.player, seat)
+    if table.match is not None and table.match.current_player() == seat:
+        table.turns.schedule()
+    table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat})
+
+
+async def take_back(table: Table, command: TakeBack) -> None:
+    """The player asks to play their own turns again, ending the autoplay."""
+    seat = command.client.seat
+    if seat is not None and table.seats[seat].autoplay:
+        arrive(table, seat, None)
+
+
+async def grace_over(table: Table, command: GraceOver) -> None:
+    held = table.seats[command.seat]
+    if held.holds(command.player) and not held.connected and table.status in (WAITING, PLAYING):
+        if not table.journal.behind:
+            await release(table, command.seat)
+        else:  # the release is logged: wait for the log like everything else
+            await_return(table, command.player, command.seat)
+
+
+async def release(table: Table, seat: int) -> TablePublic:
+    """The seat's player is gone for good: an empty seat before the match, a bot during it."""
+    held = table.seats[seat]
+    if held.grace is not None:
+        held.grace.cancel()
+    if held.player is not None:
+        client = table.audience.get(held.player.id)
+        if client is not None:
+            client.seat = None
+        table.audience.forget(held.player.id)
+    if table.status == WAITING:
+        table.seats[seat] = Seat()
+    else:
+        table.seats[seat] = Seat(kind="bot", level=table.settings.cover_level)
+        storage = table.services.storage
+        await table.write(partial(storage.leave_seat, table.id, seat, table.version + 1))
+    if not any(s.kind == "human" for s in table.seats):
+        await table.close("no players left")
+        return table.info()
+    return table.changed({"kind": "seat", "seat": seat})
+
+
+def arrive(table: Table, seat: int, client: Client | None) -> None:
+    """The seat's player is here and playing again: back from a bot's cover."""
+    held = table.seats[seat]
+    if held.grace is not None:
+        held.grace.cancel()
+        held.grace = None
+    was_away = held.autoplay or not held.connected
+    held.connected, held.autoplay, held.missed, held.returning = True, False, 0, False
+    if was_away:
+        if table.match is not None and table.match.current_player() == seat:
+            table.turns.schedule()
+        table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat}, skip=client)
+
+
+def await_return(table: Table, player: Player, seat: int) -> None:
+    """Keep the seat for its absent player ``reconnect_grace`` seconds more."""
+    table.seats[seat].grace = table.clock.call_later(
+        table.settings.reconnect_grace, partial(table.post, GraceOver(player, seat)))

@@ -1,0 +1,149 @@
+"""Before and around the match: taking and leaving seats, bots, the start, the rematch.
+
+Each handler takes the table and its command; the actor calls it, one command at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from engine import Match
+
+from ..auth import Player
+from ..models import TablePublic
+from ..storage import StorageUnavailable
+from .commands import AddBot, LeaveSeat, Rematch, RemoveBot, SitDown, StartMatch
+from .errors import TableError
+from .presence import await_return, release
+from .seats import Seat
+from .status import LOG_DOWN, OVER, PLAYING, WAITING
+
+if TYPE_CHECKING:
+    from .table import Table
+
+log = logging.getLogger(__package__)
+
+
+async def sit_down(table: Table, command: SitDown) -> TablePublic:
+    player, seat = command.player, command.seat
+    if seat_at(table, seat).kind != "empty":
+        raise TableError("seat_taken", f"seat {seat} is taken")
+    if table.status != WAITING:
+        raise TableError("not_waiting", "the match has already started")
+    if seat_of(table, player) is not None:
+        raise TableError("already_seated", "you already have a seat at this table")
+    client = table.audience.get(player.id)
+    table.seats[seat] = Seat(kind="human", player=player, connected=client is not None)
+    if client is not None:
+        client.seat = seat
+    return table.changed({"kind": "seat", "seat": seat})
+
+
+async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
+    if not seat_at(table, command.seat).holds(command.player):
+        raise TableError("not_your_seat", "only the seat's own player may leave", 403)
+    if table.status not in (WAITING, PLAYING):
+        raise TableError("game_over", "the match is over")
+    if table.journal.behind:
+        raise TableError("storage_unavailable", LOG_DOWN, 503)
+    return await release(table, command.seat)
+
+
+async def add_bot(table: Table, command: AddBot) -> TablePublic:
+    check_manager(table, command.player)
+    if seat_at(table, command.seat).kind != "empty":
+        raise TableError("seat_taken", f"seat {command.seat} is taken")
+    table.seats[command.seat] = Seat(kind="bot", level=command.level)
+    return table.changed({"kind": "seat", "seat": command.seat})
+
+
+async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
+    check_manager(table, command.player)
+    if seat_at(table, command.seat).kind != "bot":
+        raise TableError("not_a_bot", f"seat {command.seat} holds no bot")
+    table.seats[command.seat] = Seat()
+    return table.changed({"kind": "seat", "seat": command.seat})
+
+
+async def start_match(table: Table, command: StartMatch) -> TablePublic:
+    check_manager(table, command.player)
+    if any(s.kind == "empty" for s in table.seats):
+        raise TableError("seats_empty", "every seat needs a player or a bot")
+    if not any(s.kind == "human" for s in table.seats):
+        raise TableError("no_humans", "a match needs at least one human")
+    record_seats = [
+        {"name": s.player.name, "kind": "human"} if s.player else
+        {"name": "Bot", "kind": "bot", "level": s.level}
+        for s in table.seats
+    ]
+    config, owner = table.config, table.owner
+    try:  # seats are fixed from now on: logging them here is all a restart needs
+        await table.services.storage.create_match(table.id, {
+            "variant": config.options.variant,
+            "options": config.options.changed(),
+            "seed": table.seed,
+            "seats": [  # the record's seats, plus who the humans are (not in the record)
+                entry | ({"player_id": s.player.id} if s.player else {})
+                for entry, s in zip(record_seats, table.seats, strict=True)
+            ],
+            "version": table.version + 1,
+            "table": {"name": config.name, "turn_seconds": config.turn_seconds,
+                      "private": config.private, "timeout_forfeits": config.timeout_forfeits},
+            "owner": {"id": owner.id, "name": owner.name},
+        })
+    except StorageUnavailable:
+        raise TableError("storage_unavailable", LOG_DOWN, 503) from None
+    table.match = Match(config.options, seed=table.seed)
+    table.status = PLAYING
+    table.tag_logs()
+    log.info("match started: %s", config.options.variant)
+    table.record_seats = record_seats
+    for index, held in enumerate(table.seats):  # the grace runs for those not here yet
+        if held.player is not None and not held.connected:
+            await_return(table, held.player, index)
+    return table.changed({"kind": "start"})
+
+
+async def rematch(table: Table, command: Rematch) -> TablePublic:
+    """Seat a player of this finished match at a new table with the same settings and
+    bots, in the same seat.  The first to ask creates it and everyone here is told its
+    id (event ``rematch``); the others asking join that one while it is waiting."""
+    player = command.player
+    if table.status != OVER:
+        raise TableError("not_over", "a rematch follows a finished match")
+    seat = seat_of(table, player)
+    if seat is None:
+        raise TableError("not_allowed", "only a player of the match may ask for a rematch", 403)
+    new = table.rematch
+    if new is None or new.status != WAITING:
+        new = table.rematch = table.services.create(player, table.config)
+        level = table.settings.cover_level
+        for index, held in enumerate(table.seats):
+            if held.kind == "bot":
+                await new.submit(AddBot(player, index, held.level or level))
+        new_id = new.id
+        table.audience.broadcast(lambda viewer: {"kind": "rematch", "table_id": new_id})
+    if new.seats[seat].holds(player):  # asked twice: already there
+        return new.info()
+    result: TablePublic = await new.submit(SitDown(player, seat))
+    return result
+
+
+def seat_at(table: Table, seat: int) -> Seat:
+    if not 0 <= seat < 4:
+        raise TableError("no_seat", f"no seat {seat}: seats are 0 to 3", 404)
+    return table.seats[seat]
+
+
+def seat_of(table: Table, player: Player) -> int | None:
+    return next((i for i, s in enumerate(table.seats) if s.holds(player)), None)
+
+
+def check_manager(table: Table, player: Player) -> None:
+    """Bots and the start are the table's creator's, while waiting: a stranger who takes a
+    seat of a public table must not fill it with bots and start it."""
+    if player.id != table.owner.id:
+        raise TableError("not_allowed", "only the table's creator may", 403)
+    if table.status != WAITING:
+        raise TableError("not_waiting", "the match has already started")

@@ -1,0 +1,97 @@
+"""What moves a table's game on, one thing at a time: a bot thinking (after a human-like
+pause, off the event loop) or a human's turn timer with its deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import partial
+from typing import TYPE_CHECKING
+
+from engine.observation import Observation
+
+from .clock import Timer
+from .commands import BotMove, TurnTimeout
+
+if TYPE_CHECKING:
+    from .table import Table
+
+log = logging.getLogger(__package__)
+
+
+class Turns:
+    """The next step of one table.  :meth:`schedule` replaces whatever was pending."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self.deadline: float | None = None  # wall-clock time the current human turn ends
+        self._turn: tuple[int, int, float] | None = None  # version, seat, deadline
+        self._timer: Timer | None = None  # a human's turn timer, or a bot's pause
+        self._thinking: asyncio.Task[None] | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether something will move the game on: a timer running, or a bot thinking."""
+        return self._timer is not None or self._thinking is not None
+
+    def schedule(self) -> None:
+        """Start whatever moves the game on now: a bot, or the human's turn timer."""
+        self.cancel()
+        table = self._table
+        match, settings = table.match, table.settings
+        seat = None if match is None or not table.moving else match.current_player()
+        if seat is None:
+            return
+        held = table.seats[seat]
+        if held.kind == "bot":
+            assert held.level is not None
+            self.think(seat, held.level, "bot", settings.bot_delay)
+        elif held.covered:
+            self.think(seat, settings.cover_level, "cover", settings.bot_delay)
+        else:
+            # The same turn keeps its deadline, so reconnecting cannot buy more time.
+            clock = table.clock
+            if self._turn is None or self._turn[:2] != (table.version, seat):
+                self._turn = (table.version, seat, clock.time() + table.config.turn_seconds)
+            self.deadline = self._turn[2]
+            self._timer = clock.call_later(max(0.0, self.deadline - clock.time()),
+                                           partial(table.post, TurnTimeout(table.version, seat)))
+
+    def think(self, seat: int, level: str, by: str, delay: float) -> None:
+        """A bot of ``level`` plays the seat's turn, after ``delay`` seconds."""
+        self.cancel()
+        table = self._table
+        assert table.match is not None
+        observation = table.match.observation(seat)
+        start = partial(self._start, table.version, seat, level, by, observation)
+        if delay:
+            self._timer = table.clock.call_later(delay, start)
+        else:
+            start()
+
+    def cancel(self) -> None:
+        self.deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._thinking is not None:
+            self._thinking.cancel()
+            self._thinking = None
+
+    def _start(self, version: int, seat: int, level: str, by: str,
+               observation: Observation) -> None:
+        self._timer = None
+        self._thinking = asyncio.create_task(self._decide(version, seat, level, by, observation))
+
+    async def _decide(
+        self, version: int, seat: int, level: str, by: str, observation: Observation
+    ) -> None:
+        """Off the actor: let a bot decide, then post the move to the table."""
+        table = self._table
+        seed = (table.seed + version) % (1 << 63)
+        try:
+            action = await table.services.bots.decide(level, observation, seed)
+        except Exception:  # a broken bot must not freeze the table
+            log.exception("table %s: %s bot failed for seat %d", table.id, level, seat)
+            action = observation.legal_actions[0]
+        table.post(BotMove(version, seat, action, by))

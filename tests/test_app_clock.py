@@ -1,0 +1,106 @@
+"""The table's timers on a clock the test moves: a turn times out at its deadline and not
+before, an absent player's seat goes after the grace, a table left waiting expires, and
+bots pause as long as they are told; no test here waits real seconds for any of it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from app.bots import BotRunner
+from app.storage import MemoryStorage
+from app.tables import Detach, Lobby, Table, TableConfig
+from engine import Options
+from tests.actors import ANA, solo_table
+from tests.conftest import app_settings
+from tests.fake_clock import FakeClock
+from tests.waiting import eventually
+
+GUARD = 30  # seconds: a hang fails the test instead of blocking the suite
+TURN, GRACE, PAUSE = 30.0, 60.0, 5.0  # seconds, on the fake clock
+
+
+@contextlib.asynccontextmanager
+async def lobby_on(clock: FakeClock) -> AsyncIterator[Lobby]:
+    settings = app_settings(bot_delay=PAUSE, reconnect_grace=GRACE)
+    bots = BotRunner(settings)
+    await bots.start()
+    lobby = Lobby(settings, bots, MemoryStorage(), clock)
+    try:
+        yield lobby
+    finally:
+        await lobby.stop()
+        await bots.close()
+
+
+async def until(done: Callable[[], bool], what: str) -> None:
+    """Let the actor and the bots' threads run (real time, bounded) until ``done``."""
+    await eventually(done, 5, what, poll=0.01)
+
+
+async def settle() -> None:
+    """A moment of real time for whatever is already due (no timer will fire meanwhile)."""
+    await asyncio.sleep(0.2)
+
+
+async def bot_plays(table: Table, clock: FakeClock) -> None:
+    """The bot to move ends its pause, decides and plays."""
+    version = table.version
+    clock.advance(PAUSE)
+    await until(lambda: table.version > version, "a bot played")
+
+
+def run(scenario: Callable[[], Any]) -> None:
+    asyncio.run(asyncio.wait_for(scenario(), GUARD))
+
+
+def test_a_turn_times_out_at_its_deadline_and_not_before() -> None:
+    async def scenario() -> None:
+        clock = FakeClock()
+        async with lobby_on(clock) as lobby:
+            options = Options.make("bulgarian")
+            table, _ = await solo_table(lobby, "timer", options)
+            while table.match is None or table.match.current_player() != 0:
+                await bot_plays(table, clock)
+            version = table.version
+            assert table.turns.deadline == clock.now + table.config.turn_seconds
+            clock.advance(table.config.turn_seconds - 0.1)
+            await settle()
+            assert table.version == version  # still Ana's turn
+            clock.advance(0.1)
+            await until(lambda: table.version == version + 1, "the timer played for Ana")
+            assert table.seats[0].missed == 1
+
+    run(scenario)
+
+
+def test_an_absent_players_seat_goes_after_the_grace() -> None:
+    async def scenario() -> None:
+        clock = FakeClock()
+        async with lobby_on(clock) as lobby:
+            table, client = await solo_table(lobby, "grace", Options.make("bulgarian"))
+            await table.submit(Detach(client))
+            clock.advance(GRACE - 1)
+            await settle()
+            assert table.status == "playing" and table.seats[0].kind == "human"
+            clock.advance(1)
+            await until(lambda: table.status == "closed", "the table closed without humans")
+
+    run(scenario)
+
+
+def test_a_table_left_waiting_expires() -> None:
+    async def scenario() -> None:
+        clock = FakeClock()
+        async with lobby_on(clock) as lobby:
+            config = TableConfig("idle", Options.make("bulgarian"), TURN, False, False)
+            table = lobby.create(ANA, config)
+            clock.advance(lobby.tables[table.id].settings.waiting_table_ttl - 1)
+            await settle()
+            assert table.status == "waiting"
+            clock.advance(1)
+            await until(lambda: table.id not in lobby.tables, "the waiting table expired")
+
+    run(scenario)
