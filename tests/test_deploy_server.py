@@ -22,11 +22,17 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.db.migrate import scratch_database, upgrade
-from app.db.repository import Repository
-from app.db.session import Database
 from tests.test_db_support import PG_SERVER, run
 from tests.test_deploy_config import STRONG, compose_app
-from tests.test_recovery import SEAT, answering, free_port, logged_state, play, terminate
+from tests.test_recovery import (
+    SEAT,
+    answering,
+    free_port,
+    logged_state,
+    play,
+    stored_log,
+    terminate,
+)
 from tests.test_recovery_storage_down import Proxy
 from tests.waiting import eventually, received
 
@@ -226,12 +232,7 @@ async def sigterm(pg_url: str, tmp_path: Path) -> None:
     assert await asyncio.wait_for(server.process.wait(), SHUTDOWN_TIMEOUT) == 0
 
     version, view = await logged_state(pg_url, table_id)
-    db = Database(pg_url)
-    try:
-        log = await Repository(db).load(table_id)
-    finally:
-        await db.dispose()
-    assert log is not None
+    log = await stored_log(pg_url, table_id)
     logged = {(a.version, a.seat) for deal in log.actions for a in deal}
     assert {(v, SEAT) for v in acked} <= logged  # nothing acknowledged is lost
     assert version >= max(acked)

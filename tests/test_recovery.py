@@ -21,7 +21,7 @@ from typing import Any
 import httpx2
 from websockets.asyncio.client import ClientConnection, connect
 
-from app.db.repository import Repository
+from app.db.repository import MatchLog, Repository
 from app.db.session import Database
 from tests.conftest import SERVER_START
 from tests.test_db_support import run
@@ -157,14 +157,20 @@ async def play(ws: ClientConnection, rng: random.Random, until: int | None,
                                       "action": rng.choice(legal)}))
 
 
-async def logged_state(database_url: str, table_id: str) -> tuple[int, dict[str, Any]]:
-    """The table version and the human's view, rebuilt from the log alone."""
+async def stored_log(database_url: str, table_id: str) -> MatchLog:
+    """The table's match log as the database holds it now."""
     db = Database(database_url)
     try:
         log = await Repository(db).load(table_id)
     finally:
         await db.dispose()
     assert log is not None
+    return log
+
+
+async def logged_state(database_url: str, table_id: str) -> tuple[int, dict[str, Any]]:
+    """The table version and the human's view, rebuilt from the log alone."""
+    log = await stored_log(database_url, table_id)
     version = max(a.version or 0 for deal in log.actions for a in deal)
     view = json.loads(json.dumps(log.replay().observation(SEAT).to_dict()))
     return version, view

@@ -23,11 +23,9 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from app.db.migrate import scratch_database, upgrade
-from app.db.repository import Repository
-from app.db.session import Database
 from tests.own_postgres import OwnPostgres, own_postgres
 from tests.test_db_support import run
-from tests.test_recovery import SEAT, Server, join
+from tests.test_recovery import SEAT, Server, join, stored_log
 from tests.waiting import eventually, received
 
 GUARD = 120  # seconds: a hang fails the test instead of blocking the suite
@@ -97,12 +95,7 @@ async def new_table(server: Server, http: httpx2.AsyncClient, index: int) -> Pla
 
 async def logged(url: str, table_id: str) -> set[int]:
     """The versions of the actions the log holds for the table."""
-    db = Database(url)
-    try:
-        log = await Repository(db).load(table_id)
-    finally:
-        await db.dispose()
-    assert log is not None
+    log = await stored_log(url, table_id)
     log.replay()  # it still replays
     return {a.version or 0 for deal in log.actions for a in deal}
 

@@ -67,7 +67,8 @@ def error_response(status_code: int, detail: ErrorDetail,
 
 
 async def table_error(request: Request, exc: TableError) -> JSONResponse:
-    return error_response(exc.status, ErrorDetail(code=exc.code, message=str(exc)))
+    headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+    return error_response(exc.status, ErrorDetail(code=exc.code, message=str(exc)), headers)
 
 
 def status_code_name(status_code: int) -> str:

@@ -251,14 +251,9 @@ class Repository:
         """Note in ``meta`` that a human left during the match (the seats row keeps who
         played, for history): a restart must give the seat to a bot."""
         async with self.db.write() as conn:
-            meta = await conn.scalar(
-                select(models.Match.meta).where(models.Match.id == match_id)
-            )
-            if meta is None:
-                raise ValueError(f"no match {match_id!r}")
+            meta = left_seat(await _meta(conn, match_id), seat, version)
             await conn.execute(
-                update(models.Match).where(models.Match.id == match_id)
-                .values(meta=left_seat(meta, seat, version))
+                update(models.Match).where(models.Match.id == match_id).values(meta=meta)
             )
 
     async def finish_deal(
@@ -286,9 +281,7 @@ class Repository:
                                       "total0": totals[0], "total1": totals[1],
                                       "winner": winner}
             if forfeit is not None:
-                meta = await conn.scalar(
-                    select(models.Match.meta).where(models.Match.id == match_id))
-                values["meta"] = (meta or {}) | {"forfeit": forfeit}
+                values["meta"] = await _meta(conn, match_id) | {"forfeit": forfeit}
             done = await conn.execute(
                 update(models.Match).where(models.Match.id == match_id).values(**values)
             )
@@ -320,6 +313,15 @@ class Repository:
                 .order_by(models.Match.started_at, models.Match.id)
             )
             return await load_logs(session, list(ids))
+
+
+async def _meta(conn: AsyncConnection, match_id: str) -> dict[str, Any]:
+    """The match's ``meta``, read in the write that changes it."""
+    meta: dict[str, Any] | None = await conn.scalar(
+        select(models.Match.meta).where(models.Match.id == match_id))
+    if meta is None:
+        raise ValueError(f"no match {match_id!r}")
+    return meta
 
 
 def result_columns(result: DealResult) -> dict[str, Any]:

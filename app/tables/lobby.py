@@ -27,15 +27,6 @@ from .table import Services, Table, TableConfig
 log = logging.getLogger(__package__)
 
 
-class TooManyTables(TableError):
-    """A player or an address already holds as many open tables as it may (429);
-    ``retry_after``: seconds until one of its waiting tables expires, if one is waiting."""
-
-    def __init__(self, code: str, message: str, retry_after: int | None) -> None:
-        super().__init__(code, message, 429)
-        self.retry_after = retry_after
-
-
 class Quota:
     """How many of something (sockets) each key (a player, an address) holds, up to a cap."""
 
@@ -209,7 +200,7 @@ class Lobby:
         if waiting:
             expires = min(waiting) + self._settings.waiting_table_ttl
             retry = max(1, math.ceil(expires - time.monotonic()))
-        raise TooManyTables(code, f"{who} {cap} open tables: wait for one to end", retry)
+        raise TableError(code, f"{who} {cap} open tables: wait for one to end", 429, retry)
 
     def _build_listing(self) -> Listing:
         listed = [t for t in self.tables.values() if _listed(t)]

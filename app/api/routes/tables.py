@@ -20,9 +20,8 @@ from ...tables import (
     TableConfig,
     TableError,
 )
-from ...tables.lobby import TooManyTables
 from ..deps import LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
-from ..errors import ApiError, error_responses
+from ..errors import error_responses
 
 _errors = error_responses({
     401: "Missing or invalid token",
@@ -73,11 +72,7 @@ async def create_table(
         private=body.private,
         timeout_forfeits=body.timeout_forfeits,
     )
-    try:
-        return lobby.create(player, config, request.client.host if request.client else None).info()
-    except TooManyTables as exc:  # as TableError, plus when to try again
-        headers = {} if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
-        raise ApiError(exc.status, exc.code, str(exc), headers) from None
+    return lobby.create(player, config, request.client.host if request.client else None).info()
 
 
 @router.get("/{table_id}")
@@ -104,7 +99,7 @@ async def leave_seat(table: TableDep, seat: SeatPath, player: PlayerDep) -> Tabl
 async def add_bot(
     table: TableDep, seat: SeatPath, body: BotCreate, player: PlayerDep
 ) -> TablePublic:
-    """Put a bot in an empty seat (the creator or a seated player, before the match)."""
+    """Put a bot in an empty seat (the creator only, before the match)."""
     result: TablePublic = await table.submit(AddBot(player, seat, body.level))
     return result
 
