@@ -1,5 +1,5 @@
 """Bots for every seat, at three levels; each decides from its seat's observation alone."""
 
-from .bot import LEVELS, Bot, decide, make_bot
+from .bot import LEVELS, Bot, Level, decide, make_bot
 
-__all__ = ["LEVELS", "Bot", "decide", "make_bot"]
+__all__ = ["LEVELS", "Bot", "Level", "decide", "make_bot"]

@@ -21,7 +21,7 @@ from multiprocessing import Pool
 from typing import Any
 
 from engine.match import Match
-from engine.options import Options
+from engine.options import BULGARIAN, VARIANTS, Options
 from engine.scoring import MADE, REDEAL
 
 from .bot import LEVELS, make_bot
@@ -162,7 +162,7 @@ def summary(setup: Setup, outcomes: list[DealOutcome]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Duplicate-deal match between two bot levels.")
-    parser.add_argument("--variant", choices=("bulgarian", "classic"), default="bulgarian")
+    parser.add_argument("--variant", choices=VARIANTS, default=BULGARIAN)
     parser.add_argument("--a", choices=LEVELS, required=True)
     parser.add_argument("--b", choices=LEVELS, required=True)
     parser.add_argument("--deals", type=int, default=600)

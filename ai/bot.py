@@ -7,6 +7,7 @@ engine's full state, so it cannot cheat even by mistake.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Protocol
 
 from engine import Action, Observation
@@ -14,7 +15,16 @@ from engine import Action, Observation
 from .hard import DEFAULT_BUDGET_S, HardBot
 from .normal import EasyBot, NormalBot
 
-LEVELS = ("easy", "normal", "hard")
+
+class Level(StrEnum):
+    """The bots' levels, weakest first (docs/bots.md measures the steps between them)."""
+
+    EASY = "easy"  # rules of thumb
+    NORMAL = "normal"  # counts cards, infers voids, a measured bidding table
+    HARD = "hard"  # samples the hidden hands and searches each exactly (C)
+
+
+LEVELS = tuple(Level)
 
 
 class Bot(Protocol):
@@ -23,11 +33,11 @@ class Bot(Protocol):
 
 def make_bot(level: str, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> Bot:
     """A bot of ``level``; ``budget_s`` caps each ``hard`` decision (seconds of wall time)."""
-    if level == "easy":
+    if level == Level.EASY:
         return EasyBot()
-    if level == "normal":
+    if level == Level.NORMAL:
         return NormalBot()
-    if level == "hard":
+    if level == Level.HARD:
         return HardBot(seed, budget_s)
     raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
 

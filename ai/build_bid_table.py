@@ -16,8 +16,9 @@ from collections import defaultdict
 from multiprocessing import Pool
 
 from engine.actions import BID, PASS
+from engine.deal import Phase
 from engine.match import Match
-from engine.options import Options
+from engine.options import VARIANTS, Options
 
 from .bidding import TABLE_PATH, contract_kind, known_cards, table_key
 from .normal import NormalBot
@@ -29,7 +30,7 @@ def _force(match: Match, bidder: int, contract: int) -> None:
     """Drive the auction so that ``bidder`` names ``contract`` and everybody else passes."""
     deal = match.deal
     assert deal is not None
-    while deal.phase == "auction":
+    while deal.phase == Phase.AUCTION:
         seat = match.current_player()
         call = BID + contract
         if seat != bidder or call not in match.legal_actions():
@@ -79,7 +80,7 @@ def main() -> None:
     args = parser.parse_args()
     chunks = 20
     tasks = [(variant, args.seed * 1000 + i, args.deals // chunks)
-             for variant in ("bulgarian", "classic") for i in range(chunks)]
+             for variant in VARIANTS for i in range(chunks)]
     total: Sums = defaultdict(lambda: [0.0, 0])
     with Pool(args.jobs) as pool:
         for sums in pool.imap(simulate, tasks):

@@ -22,7 +22,7 @@ from engine.cards import (
     Mask,
     cards_of,
 )
-from engine.deal import trick_state
+from engine.deal import Phase, trick_state
 from engine.declarations import COMBOS
 from engine.observation import Observation
 
@@ -120,7 +120,7 @@ class Level(ABC):
     first (the seat is asked again), then its card, with belot when the card allows."""
 
     def choose(self, observation: Observation) -> Action:
-        if observation.phase == "auction":
+        if observation.phase == Phase.AUCTION:
             return self.call(observation)
         announce = announcement(observation)
         if announce is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -15,7 +16,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ai import LEVELS
+from ai import Level
 
 
 class Settings(BaseSettings):
@@ -31,6 +32,18 @@ class Settings(BaseSettings):
     shutdown_timeout: int = Field(default=10, ge=2)
     # The match log and history (docs/storage.md); `alembic upgrade head` must run first.
     database_url: str = "sqlite:///data/belote.db"
+    # Seconds a PostgreSQL statement may take before the table holds and says so.
+    database_timeout: float = Field(default=5.0, gt=0)
+
+    # A cluster (docs/cluster.md): with REDIS_URL and a PostgreSQL DATABASE_URL this process
+    # is one node of many behind a load balancer; without REDIS_URL it runs alone.
+    redis_url: str | None = None
+    redis_prefix: str = "belote:"  # every key and channel, so clusters may share a Redis
+    node_id: str = Field(default_factory=lambda: f"{socket.gethostname()}-{secrets.token_hex(4)}",
+                         pattern=r"^[\w.-]{1,64}$")
+    node_url: str | None = None  # how the other nodes reach this one (default: host and port)
+    # Seconds a node owns its tables without renewing: a dead node's tables move after it.
+    lease_seconds: float = Field(default=6.0, ge=1)
 
     # Guest tokens are signed with this key; restored tables need the same key after a
     # restart, so development keeps a generated one in ``secret_key_file``.
@@ -41,9 +54,9 @@ class Settings(BaseSettings):
     # Bots: hard levels search in a process pool, the others in threads; never on the loop.
     bot_processes: int = Field(default=2, ge=1)
     bot_threads: int = Field(default=4, ge=1)
-    process_levels: frozenset[str] = frozenset({"hard"})
+    process_levels: frozenset[Level] = frozenset({Level.HARD})
     bot_delay: float = Field(default=0.8, ge=0)  # seconds a bot "thinks" at least
-    cover_level: str = Field(default="normal", pattern=f"^({'|'.join(LEVELS)})$")
+    cover_level: Level = Level.NORMAL
 
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)
@@ -71,6 +84,22 @@ class Settings(BaseSettings):
     # Open sockets per client address (before hello too) and per player (all tables).
     max_sockets_per_address: int = Field(default=50, ge=1)
     max_sockets_per_player: int = Field(default=20, ge=1)
+
+    @model_validator(mode="after")
+    def _cluster_on_postgresql(self) -> Settings:
+        if self.redis_url and not self.database_url.startswith(("postgresql", "postgres:")):
+            raise ValueError("REDIS_URL makes this process a cluster node, and the nodes "
+                             "share one match log: DATABASE_URL must be PostgreSQL")
+        return self
+
+    @property
+    def advertised_url(self) -> str:
+        """The URL the other nodes reach this one at: ``node_url``, else host and port (the
+        machine's name when listening on every interface)."""
+        if self.node_url:
+            return self.node_url.rstrip("/")
+        host = socket.gethostname() if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"http://{host}:{self.port}"
 
     @model_validator(mode="after")
     def _strong_secret_in_production(self) -> Settings:

@@ -18,9 +18,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from .api.errors import add_error_handlers
-from .api.routes import guests, history, ops, server, tables, ws
+from .api.routes import cluster, guests, history, ops, server, tables, ws
 from .auth import Tokens
 from .bots import BotRunner
+from .cluster import Cluster
+from .cluster.routing import Routing
 from .config import Settings, get_settings
 from .db.migrate import check_schema
 from .db.session import Database
@@ -29,6 +31,7 @@ from .logs import log_config
 from .monitor import LagMonitor
 from .storage import Storage
 from .tables import Lobby
+from .tables.clock import Clock
 
 STATIC = Path(__file__).parent / "static"
 # Seconds the database connections get to close at shutdown, after the tables, the
@@ -38,14 +41,16 @@ DISPOSE_TIMEOUT = 1.0
 logger = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None, storage: Storage | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, storage: Storage | None = None,
+               clock: Clock | None = None) -> FastAPI:
     """The app on ``settings.database_url``; tables log to ``storage`` instead when given
-    (tests), while the history API still reads the database."""
+    (tests), while the history API still reads the database.  The tables' timers run on
+    ``clock`` (the event loop's by default), so that tests move time instead of waiting."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        database = Database(settings.database_url)
+        database = Database(settings.database_url, settings.database_timeout)
         try:
             if storage is None:
                 await check_schema(database)
@@ -55,17 +60,25 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
             key = await asyncio.to_thread(settings.token_key)  # may create the file
             app.state.tokens = Tokens(key, settings.token_max_age)
             app.state.database = database
-            app.state.storage = storage or DatabaseStorage(database)
-            app.state.lobby = Lobby(settings, bots, app.state.storage)
+            app.state.storage = storage or DatabaseStorage(
+                database, fencing=settings.redis_url is not None)
+            app.state.lobby = Lobby(settings, bots, app.state.storage, clock)
+            app.state.cluster = cluster = None if settings.redis_url is None else Cluster(
+                settings, app.state.lobby, app.state.storage, key)
             app.state.monitor = monitor
             await bots.start()
             monitor.start()
             try:
-                await app.state.lobby.restore()
+                if cluster is None:
+                    await app.state.lobby.restore()
+                else:  # the other nodes hold their tables; orphans are taken over
+                    await cluster.start()
                 yield
             finally:
                 # Server.shutdown stopped the tables already; not so under a TestClient.
                 await app.state.lobby.stop(drain_time(settings))
+                if cluster is not None:
+                    await cluster.close()
                 await monitor.stop()
                 await bots.close()
         finally:
@@ -81,10 +94,12 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None)
     app.include_router(tables.router, prefix="/api")
     app.include_router(ws.router, prefix="/api")
     app.include_router(server.router, prefix="/api")
+    app.include_router(cluster.router, prefix="/api")
     app.include_router(history.router)  # its own prefix, /api
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
 
     add_error_handlers(app)
+    app.add_middleware(Routing)  # a no-op unless app.state.cluster (REDIS_URL) is set
 
     app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app
@@ -137,7 +152,10 @@ class Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         lobby: Lobby | None = getattr(self.app.state, "lobby", None)
-        if lobby is not None:  # None: the lifespan never started
+        cluster: Cluster | None = getattr(self.app.state, "cluster", None)
+        if cluster is not None:  # the tables stop here, and the other nodes take them over
+            await cluster.hand_over(drain_time(self.app.state.settings))
+        elif lobby is not None:  # None: the lifespan never started
             await lobby.stop(drain_time(self.app.state.settings))
         await super().shutdown(sockets)
 

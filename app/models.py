@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ai import LEVELS
+from ai import Level
+from engine.options import Variant
 
 from .names import MAX_NAME, clean_name, clean_player_name
+from .vocabulary import SeatKind, TableStatus
 
 # Names are normalized and checked by app/names.py, each refusal with its own 422 code.
 Name = Annotated[str, Field(max_length=MAX_NAME), AfterValidator(clean_name)]
 PlayerName = Annotated[str, Field(max_length=MAX_NAME), AfterValidator(clean_player_name)]
-Level = Literal["easy", "normal", "hard"]
 FlagValue = bool | int | str
 
-assert set(LEVELS) == {"easy", "normal", "hard"}, "Level must list ai.LEVELS"
 
 
 class GuestCreate(BaseModel):
@@ -33,7 +33,7 @@ class GuestPublic(BaseModel):
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Name
-    variant: Literal["bulgarian", "classic"] = "bulgarian"
+    variant: Variant = Variant.BULGARIAN
     options: dict[Annotated[str, Field(max_length=64)], FlagValue] = Field(
         default_factory=dict,
         max_length=32,
@@ -51,11 +51,11 @@ class TableCreate(BaseModel):
 
 class BotCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    level: Level = "normal"
+    level: Level = Level.NORMAL
 
 
 class SeatPublic(BaseModel):
-    kind: Literal["empty", "human", "bot"]
+    kind: SeatKind
     name: str | None = None
     level: Level | None = None
     connected: bool = False
@@ -75,7 +75,7 @@ class TablePublic(BaseModel):
     turn_seconds: float
     private: bool
     timeout_forfeits: bool
-    status: Literal["waiting", "playing", "over", "closed"]
+    status: TableStatus
     version: int
     owner: str = Field(description="The creator's player id: only they add bots and start.")
     seats: list[SeatPublic]
@@ -84,6 +84,7 @@ class TablePublic(BaseModel):
     forfeit: Forfeit | None = None
     rematch: str | None = Field(
         default=None, description="Once over: the id of the new table its players went to.")
+    node: str = Field(description="The server node that holds the table (docs/cluster.md).")
 
 
 class TablePage(BaseModel):

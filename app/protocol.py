@@ -7,6 +7,7 @@ message or a :class:`ProtocolError` with a documented code, so bad input never e
 from __future__ import annotations
 
 import json
+from enum import IntEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -15,21 +16,35 @@ from .models import TablePublic
 
 PROTOCOL_VERSION = 1
 
-# Close codes (RFC 6455 ones where they fit, 4xxx for the application).
-CLOSE_NORMAL = 1000
-CLOSE_GOING_AWAY = 1001
-CLOSE_UNSUPPORTED = 1003  # a binary frame
-CLOSE_POLICY = 1008  # rate limit exceeded
-CLOSE_TOO_BIG = 1009  # frame larger than ws_max_message
-CLOSE_RESTART = 1012  # the server is shutting down
-CLOSE_TIMEOUT = 4000  # no hello in time, or silent for ws_idle_timeout
-CLOSE_REPLACED = 4001  # the same player opened another socket to this table
-CLOSE_BAD_TOKEN = 4003
-CLOSE_NO_TABLE = 4004  # unknown or closed table
-CLOSE_TOO_SLOW = 4008  # the client does not read its messages
-CLOSE_CROWDED = 4009  # the table has as many spectators as it takes
-CLOSE_TOO_MANY = 4029  # the address or the player has as many sockets open as it may
-CLOSE_BAD_HELLO = 4400  # first message not a valid hello, or unsupported protocol version
+
+class CloseCode(IntEnum):
+    """The close codes this server sends (RFC 6455 ones where they fit, 4xxx for the
+    application); served to clients by ``GET /api/protocol``, so neither side restates them."""
+
+    NORMAL = 1000
+    UNSUPPORTED = 1003  # a binary frame
+    POLICY = 1008  # rate limit exceeded
+    TOO_BIG = 1009  # frame larger than ws_max_message
+    RESTART = 1012  # the server is shutting down, or the table moved to another node
+    TRY_AGAIN = 1013  # a cluster cannot reach the table's node this moment (docs/cluster.md)
+    TIMEOUT = 4000  # no hello in time, or silent for ws_idle_timeout
+    REPLACED = 4001  # the same player opened another socket to this table
+    BAD_TOKEN = 4003
+    NO_TABLE = 4004  # unknown or closed table
+    TOO_SLOW = 4008  # the client does not read its messages
+    CROWDED = 4009  # the table has as many spectators as it takes
+    TOO_MANY = 4029  # the address or the player has as many sockets open as it may
+    BAD_HELLO = 4400  # first message not a valid hello, or unsupported protocol version
+
+    @property
+    def final(self) -> bool:
+        """Whether a client must not reconnect after it: the same socket would be refused
+        again, or (REPLACED) would take the seat back from the player's newer socket."""
+        return self in _FINAL
+
+
+_FINAL = frozenset({CloseCode.REPLACED, CloseCode.BAD_TOKEN, CloseCode.NO_TABLE,
+                    CloseCode.CROWDED, CloseCode.BAD_HELLO})
 
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 
@@ -108,10 +123,13 @@ class Welcome(BaseModel):
     player: dict[str, str]
 
 
+StateKind = Literal["snapshot", "event"]
+
+
 class State(BaseModel):
     """A snapshot or an event: the table, and the view of the recipient alone."""
 
-    type: Literal["snapshot", "event"]
+    type: StateKind
     version: int
     event: dict[str, Any] | None = None
     table: TablePublic

@@ -1,19 +1,20 @@
 """A match's finished deals as frames a viewer can step through (``/api/matches/{id}/replay``).
 
 The browser shows every hand, trick and score of a past deal; the engine, replaying the
-stored record, works them out here so that no client repeats the dealing, trick or
-declaration rules.  The input is the public record (finished deals only, and not those a
-deal in progress is cut from: docs/storage.md), so nothing unplayed can leak through
-this module.
+stored log, works them out here so that no client repeats the dealing, trick or
+declaration rules.  The input is the match replayed from its public deals (finished
+deals only, and not those a deal in progress is cut from: docs/storage.md), so nothing
+unplayed can leak through this module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine import Deal, card_name, replay
+from engine import Deal, Match, card_name
 from engine.actions import BELOT, action_name, is_belot, is_call
 from engine.cards import card_list
 from engine.deal import trick_state
@@ -21,6 +22,7 @@ from engine.declarations import COMBOS
 from engine.scoring import DealResult
 
 from .db.schemas import SeatOut
+from .matchlog import Seat
 
 
 class CallOut(BaseModel):
@@ -92,20 +94,19 @@ class MatchReplay(BaseModel):
     winner: int | None
 
 
-def match_replay(record: dict[str, Any]) -> MatchReplay:
-    """Frames of every deal of a public record (which holds only finished deals)."""
-    match = replay(record)
-    seats = [SeatOut(seat=i, kind=s["kind"], name=s["name"], level=s.get("level"))
-             for i, s in enumerate(record.get("seats", []))]
+def match_replay(match_id: str, seats: Sequence[Seat], match: Match) -> MatchReplay:
+    """Frames of every deal of a match replayed from its public log (finished deals only)."""
+    seen = [SeatOut(seat=i, kind=s.kind, name=s.name, level=s.level)
+            for i, s in enumerate(seats)]
     deals: list[DealFrames] = []
     totals = (0, 0)
     for index, (deal, result) in enumerate(zip(match.deals, match.results, strict=True)):
         totals = (totals[0] + result.score[0], totals[1] + result.score[1])
         deals.append(deal_frames(index, deal, result, totals))
     return MatchReplay(
-        id=str(record.get("id", "")), variant=match.options.variant,
+        id=match_id, variant=match.options.variant,
         options=match.options.changed(), target_score=match.options.target_score,
-        table_direction=match.options.table_direction, seats=seats, deals=deals,
+        table_direction=match.options.table_direction, seats=seen, deals=deals,
         totals=match.totals, winner=match.winner,
     )
 
@@ -125,7 +126,7 @@ def deal_frames(index: int, deal: Deal, result: DealResult, totals: tuple[int, i
         hands=[[card_name(c) for c in card_list(mask)] for mask in deal.dealt or deal.hands],
         turned=None if deal.turned is None else card_name(deal.turned),
         auction=auction,
-        tricks=[_trick(leader, cards, deal.contract) for leader, cards in deal.tricks],
+        tricks=[trick_out(leader, cards, deal.contract) for leader, cards in deal.tricks],
         announcements=_announcements(deal),
         belots=belots,
         result=ResultOut.model_validate(result.to_dict()),
@@ -133,7 +134,8 @@ def deal_frames(index: int, deal: Deal, result: DealResult, totals: tuple[int, i
     )
 
 
-def _trick(leader: int, cards: tuple[int, ...], contract: int) -> TrickOut:
+def trick_out(leader: int, cards: tuple[int, ...], contract: int) -> TrickOut:
+    """A finished trick with its winner and points: for the replay and the live event."""
     winner, _, points = trick_state(cards, leader, contract)
     return TrickOut(leader=leader, cards=[card_name(c) for c in cards], winner=winner,
                     points=points)

@@ -26,10 +26,13 @@ from sqlalchemy import insert, select, text
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ai import Level  # noqa: E402
 from app.db import models, queries  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
-from app.db.repository import Repository, Seat  # noqa: E402
+from app.db.repository import Repository  # noqa: E402
 from app.db.session import Database  # noqa: E402
+from app.matchlog import LoggedAction, Seat  # noqa: E402
+from app.vocabulary import SeatKind  # noqa: E402
 
 PLAYERS = 2000
 DEALS = 9  # per match, about a real bulgarian match's count
@@ -150,13 +153,13 @@ async def measure(db: Database, n: int, runs: int) -> list[tuple[str, float, flo
 async def appends(db: Database, runs: int) -> tuple[str, float, float]:
     """The table's hot write: one action, one INSERT in its own transaction."""
     repo = Repository(db)
-    seats = [Seat("bot", "Bot", level="easy")] * 4
+    seats = [Seat(SeatKind.BOT, "Bot", level=Level.EASY)] * 4
     await repo.create_match("bench-appends", "bulgarian", {}, seats)
     await repo.start_deal("bench-appends", 0, 0, list(range(32)))
     times = []
     for seq in range(-WARMUP, runs):
         t = time.perf_counter()
-        await repo.append_action("bench-appends", 0, seq + WARMUP, seq % 4, 70)
+        await repo.append_action("bench-appends", 0, seq + WARMUP, LoggedAction(seq % 4, 70))
         if seq >= 0:
             times.append((time.perf_counter() - t) * 1000)
     times.sort()

@@ -2,7 +2,8 @@
 
 Fills a scratch database (PostgreSQL: a new database on ``--postgres``, dropped at the
 end; SQLite: a temporary file) with N matches cut mid-match and mid-deal, logged as
-tables log them (``DatabaseStorage.create_match`` / ``append_action`` / ``finish_deal``),
+tables log them (``DatabaseStorage.create_match`` / ``start_deal`` / ``append_action`` /
+``finish_deal``),
 then times ``Lobby.restore()`` of a fresh lobby until every table answers ``info()`` and
 has its turn scheduled (a bot thinking or a human's timer running), several times, and
 prints the median with where it went.  Asserts nothing.
@@ -23,27 +24,28 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ai import LEVELS  # noqa: E402
 from app.bots import BotRunner  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
 from app.db.repository import MatchLog, Repository  # noqa: E402
 from app.db.session import Database  # noqa: E402
 from app.db.storage import DatabaseStorage  # noqa: E402
-from app.storage import LoggedAction, StoredMatch  # noqa: E402
+from app.matchlog import LoggedAction, MatchMeta, Owner, Seat, TableMeta  # noqa: E402
+from app.storage import StoredMatch  # noqa: E402
 from app.tables import Lobby, Table  # noqa: E402
+from app.vocabulary import SeatKind  # noqa: E402
 from engine import Action, Match, Options  # noqa: E402
 
 START_VERSION = 5  # a table's version when its match starts: seats taken, bots added
 FILL_AT_ONCE = 16  # tables logging at the same time while the database is filled
-LEVELS = ("easy", "normal", "hard")
 
 
 # ---------------------------------------------------------------- filling the log
@@ -73,37 +75,44 @@ def in_deal(match: Match) -> int:
     return 0 if match.deal is None else len(match.deal.history)
 
 
-def table_meta(rng: random.Random, number: int) -> dict[str, Any]:
+def table_meta(rng: random.Random, number: int) -> MatchMeta:
     """What ``Table`` logs at the start of a match: a human at seat 0, bots elsewhere."""
     variant = "bulgarian" if rng.random() < 0.7 else "classic"
-    seats: list[dict[str, Any]] = [{"name": f"Guest {number}", "kind": "human",
-                                    "player_id": f"p{number}"}]
-    seats += [{"name": "Bot", "kind": "bot", "level": rng.choice(LEVELS)} for _ in range(3)]
-    return {
-        "variant": variant, "options": {}, "seed": rng.getrandbits(63), "seats": seats,
-        "version": START_VERSION,
-        "table": {"name": f"table {number}", "turn_seconds": 30, "private": False,
-                  "timeout_forfeits": False},
-        "owner": {"id": f"p{number}", "name": f"Guest {number}"},
-    }
+    seats = [Seat(SeatKind.HUMAN, f"Guest {number}", f"p{number}")]
+    seats += [Seat(SeatKind.BOT, "Bot", level=rng.choice(LEVELS)) for _ in range(3)]
+    return MatchMeta(
+        variant=variant, seed=rng.getrandbits(63), seats=seats, version=START_VERSION,
+        table=TableMeta(name=f"table {number}", turn_seconds=30, private=False,
+                        timeout_forfeits=False),
+        owner=Owner(id=f"p{number}", name=f"Guest {number}"),
+    )
 
 
 async def log_table(storage: DatabaseStorage, number: int, rng: random.Random) -> int:
     """Log one cut match as a table does; returns the number of actions logged."""
     table_id, meta = f"t{number:05d}", table_meta(rng, number)
-    options = Options.make(meta["variant"])
+    options = meta.match_options()
     await storage.create_match(table_id, meta)
-    match = Match(options, seed=meta["seed"])
+    match = Match(options, seed=meta.seed)
+    await log_deal(storage, table_id, match, 0)
     version = START_VERSION
-    for seat, action in cut_match(rng, options, meta["seed"]):
-        finished = len(match.results)
+    for seat, action in cut_match(rng, options, meta.seed):
+        finished, dealt = len(match.results), len(match.deals)
+        place = dealt - 1, in_deal(match)
         match.apply_action(action, seat)
         version += 1
         by = "player" if seat == 0 else "bot"
-        await storage.append_action(table_id, LoggedAction(version, seat, action, by))
+        await storage.append_action(table_id, *place, LoggedAction(seat, action, by, version))
         for index in range(finished, len(match.results)):
-            await storage.finish_deal(table_id, index, match.results[index].to_dict())
+            await storage.finish_deal(table_id, index, match.results[index])
+        for index in range(dealt, len(match.deals)):
+            await log_deal(storage, table_id, match, index)
     return version - START_VERSION
+
+
+async def log_deal(storage: DatabaseStorage, table_id: str, match: Match, index: int) -> None:
+    deal = match.deals[index]
+    await storage.start_deal(table_id, index, deal.dealer, deal.deck)
 
 
 async def fill(url: str, first: int, count: int) -> tuple[int, float]:
@@ -132,11 +141,8 @@ class Phases:
 
     total: float = 0.0
     load: float = 0.0  # the log's queries and rows (Repository.load_unfinished/finished)
-    shadow: float = 0.0  # DatabaseStorage's shadow matches replayed (_rebuild)
-    storage_rest: float = 0.0  # the rest of DatabaseStorage.load_unfinished
-    tables: float = 0.0  # Table built, resume (its own replay), turn scheduled, indexed
-    resume_replay: float = 0.0  # part of ``tables``: resume's replay, timed apart after
-    stored: list[StoredMatch] = field(default_factory=list, repr=False)
+    storage_rest: float = 0.0  # the rest of DatabaseStorage.load_*: each match replayed once
+    tables: float = 0.0  # Table built, resume (no replay of its own), turn scheduled, indexed
 
 
 class TimedRepository(Repository):
@@ -163,15 +169,9 @@ class TimedStorage(DatabaseStorage):
         self.repo = TimedRepository(db, phases)
         self.phases = phases
 
-    def _rebuild(self, log: MatchLog) -> Match:  # type: ignore[override]
-        with timed(self.phases, "shadow"):
-            return DatabaseStorage._rebuild(log)
-
     async def load_unfinished(self) -> list[StoredMatch]:
         with timed(self.phases, "storage_rest"):
-            stored = await super().load_unfinished()
-        self.phases.stored = stored
-        return stored
+            return await super().load_unfinished()
 
     async def load_finished(self, since: float) -> list[StoredMatch]:
         with timed(self.phases, "storage_rest"):
@@ -194,18 +194,6 @@ def playable(table: Table) -> bool:
     return table.status == "playing" and table.turns.pending
 
 
-def resume_replay(stored: list[StoredMatch]) -> float:
-    """Seconds of the replay ``Table.resume`` makes: each match from its seed, then
-    every logged action, checked."""
-    start = time.perf_counter()
-    for match in stored:
-        meta = match.meta
-        replayed = Match(Options.make(meta["variant"], **meta["options"]), seed=meta["seed"])
-        for entry in match.actions:
-            replayed.apply_action(entry.action, entry.seat)
-    return time.perf_counter() - start
-
-
 async def restore(url: str, settings: Settings, bots: BotRunner, count: int,
                   profile: cProfile.Profile | None = None) -> Phases:
     """One restart's ``Lobby.restore()``, from a fresh database engine, timed by phase."""
@@ -223,9 +211,8 @@ async def restore(url: str, settings: Settings, bots: BotRunner, count: int,
             profile.disable()
         if back != count:
             raise SystemExit(f"{back} tables of {count} came back playable")
-        phases.storage_rest -= phases.load + phases.shadow
-        phases.tables = phases.total - phases.load - phases.shadow - phases.storage_rest
-        phases.resume_replay = resume_replay(phases.stored)
+        phases.storage_rest -= phases.load
+        phases.tables = phases.total - phases.load - phases.storage_rest
     finally:
         await lobby.stop(timeout=2)
         await db.dispose()
@@ -268,10 +255,8 @@ def report(backend: str, count: int, actions: int, filled: float, runs: list[Pha
           f"restore {median.total:.2f} s, the median of {len(runs)} ({totals}), "
           f"{count / median.total:.0f} tables/s")
     for name, what in (("load", "load the logs (queries, rows)"),
-                       ("shadow", "replay: storage's shadow matches"),
-                       ("storage_rest", "storage: the rest (results, StoredMatch)"),
-                       ("tables", "build tables (resume, schedule turn, index)"),
-                       ("resume_replay", "  of which resume's own replay (timed apart)")):
+                       ("storage_rest", "storage: replay each match once, StoredMatch"),
+                       ("tables", "build tables (resume, schedule turn, index)")):
         print(f"  {what:46} {getattr(median, name):6.2f} s")
 
 

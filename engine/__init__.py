@@ -13,18 +13,18 @@ anyone may; :mod:`engine.record` reads and writes ``belote-record/1``;
 
 from .actions import Action, action_name, parse_action
 from .cards import Card, Mask, card_name, parse_card
-from .deal import Deal, legal_cards
+from .deal import Deal, Phase, legal_cards
 from .declarations import DeclarationKind
 from .errors import IllegalActionError
 from .match import Match
 from .observation import Announcement, Observation, PublicObservation
-from .options import BULGARIAN, CLASSIC, Options
+from .options import BULGARIAN, CLASSIC, Options, Variant
 from .record import RecordError, replay, write_record
 from .scoring import DealResult
 
 __all__ = [
     "BULGARIAN", "CLASSIC", "Action", "Announcement", "Card", "Deal", "DealResult",
     "DeclarationKind", "IllegalActionError", "Mask", "Match", "Observation", "Options",
-    "PublicObservation", "RecordError", "action_name", "card_name", "legal_cards",
-    "parse_action", "parse_card", "replay", "write_record",
+    "Phase", "PublicObservation", "RecordError", "Variant", "action_name", "card_name",
+    "legal_cards", "parse_action", "parse_card", "replay", "write_record",
 ]

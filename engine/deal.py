@@ -8,6 +8,7 @@ raises a specific :class:`~engine.errors.IllegalActionError`; :meth:`Deal.push` 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 from . import errors
 from .actions import ANNOUNCE, BELOT, BID, DOUBLE, END, PASS, REDOUBLE, Action, action_name
@@ -33,7 +34,16 @@ from .declarations import COMBOS, decompositions, open_combos, resolve
 from .options import Options
 from .scoring import LAST_TRICK, Tally
 
-AUCTION, PLAY, OVER = "auction", "play", "over"
+
+class Phase(StrEnum):
+    """Where a deal is: bidding, playing its tricks, or over (scored or thrown in)."""
+
+    AUCTION = "auction"
+    PLAY = "play"
+    OVER = "over"
+
+
+AUCTION, PLAY, OVER = Phase.AUCTION, Phase.PLAY, Phase.OVER  # the hot paths' short names
 _QUEENS = RANK_MASK[QUEEN]
 _KQ = _QUEENS | RANK_MASK[KING]
 _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action, action_name, is_call
 from .cards import CONTRACT_NAMES, SUITS, Card, Mask, card_name, cards_of
-from .deal import Deal, trick_state
+from .deal import Deal, Phase, trick_state
 from .declarations import COMBOS, DeclarationKind
 from .options import Options
 from .scoring import DealResult
@@ -47,7 +47,7 @@ class PublicObservation:
     options: Options
     deal_index: int
     dealer: int
-    phase: str  # auction, play, over
+    phase: Phase
     to_move: int | None
     hand_sizes: tuple[int, int, int, int]
     turned: Card | None  # classic: the card turned up for the auction

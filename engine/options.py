@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
+from enum import StrEnum
 from typing import Any
 
-BULGARIAN = "bulgarian"
-CLASSIC = "classic"
-VARIANTS = (BULGARIAN, CLASSIC)
+
+class Variant(StrEnum):
+    BULGARIAN = "bulgarian"  # Bulgarian Belot (RULES.md)
+    CLASSIC = "classic"  # French Belote
+
+
+BULGARIAN, CLASSIC = Variant.BULGARIAN, Variant.CLASSIC
+VARIANTS = tuple(Variant)
 
 # flag -> (variants it applies to, allowed values); the first value is the default
 # unless the variant overrides it in _DEFAULTS.
@@ -28,7 +34,7 @@ FLAGS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {
 }
 
 
-TARGETS = {BULGARIAN: 151, CLASSIC: 1000}  # each variant's usual target_score
+TARGETS: dict[str, int] = {BULGARIAN: 151, CLASSIC: 1000}  # each variant's usual target_score
 TARGET_FACTOR = 10  # a room's target is at most ten times the usual one
 
 

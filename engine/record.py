@@ -11,7 +11,7 @@ from typing import Any
 
 from .actions import ANNOUNCE, BELOT, BID, Action, action_name, parse_action
 from .cards import CONTRACT_NAMES, RANKS, SUITS, card_name, parse_card
-from .deal import Deal
+from .deal import Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
 from .match import Match
@@ -226,7 +226,7 @@ def deal_results(match: Match) -> list[DealResult]:
     results = list(match.results)
     deal = match.deal
     if deal is not None and not deal.is_over:
-        bid = deal.phase != "auction"
+        bid = deal.phase != Phase.AUCTION
         results.append(DealResult(
             UNFINISHED,
             contract=deal.contract if bid else None,

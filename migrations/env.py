@@ -12,7 +12,7 @@ from logging.config import fileConfig
 from typing import Any
 
 from alembic import context
-from sqlalchemy import pool
+from sqlalchemy import pool, text
 from sqlalchemy.engine import Connection
 
 from app.config import get_settings
@@ -48,6 +48,10 @@ def run_migrations_offline() -> None:
 def do_run_migrations(connection: Connection) -> None:
     configure(connection=connection)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # One `alembic upgrade` at a time per database: replicas that all migrate at
+            # start queue here; the next one finds the schema at head and does nothing.
+            connection.execute(text("SELECT pg_advisory_xact_lock(7428310561)"))
         context.run_migrations()
 
 

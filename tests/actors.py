@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ai import Level
 from app.auth import Player
 from app.tables import AddBot, Attach, Client, Lobby, SitDown, StartMatch, Table, TableConfig
 from engine import Options
@@ -20,7 +21,7 @@ async def solo_table(lobby: Lobby, name: str, options: Options) -> tuple[Table, 
     table = lobby.create(ANA, TableConfig(name, options, 600, False, False))
     await table.submit(SitDown(ANA, 0))
     for seat in (1, 2, 3):
-        await table.submit(AddBot(ANA, seat, "easy"))
+        await table.submit(AddBot(ANA, seat, Level.EASY))
     client = Client(ANA, 10_000)
     await table.submit(Attach(client))
     await table.submit(StartMatch(ANA))

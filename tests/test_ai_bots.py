@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ai import LEVELS, decide, hard, make_bot
+from ai import LEVELS, Level, decide, hard, make_bot
 from ai.solver import SearchTimeout, Solver
 from engine.actions import BID, PASS
 from engine.match import Match
@@ -41,7 +41,7 @@ def test_every_level_plays_only_legal_actions_under_random_house_rules() -> None
                 seat = match.current_player()
                 assert seat is not None
                 obs = match.observation(seat)
-                asked = LEVELS if states % 4 == 0 else ("easy", "normal")
+                asked = LEVELS if states % 4 == 0 else (Level.EASY, Level.NORMAL)
                 answers = [bots[level].choose(obs) for level in asked]
                 for action in answers:
                     assert action in obs.legal_actions

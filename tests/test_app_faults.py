@@ -11,9 +11,11 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from ai import Level
 from app.auth import Player
 from app.bots import BotRunner
-from app.storage import StorageUnavailable, StoredMatch
+from app.matchlog import DealLog
+from app.storage import MemoryLog, StorageUnavailable
 from app.tables import (
     AddBot,
     Attach,
@@ -24,6 +26,7 @@ from app.tables import (
     StartMatch,
     TableConfig,
 )
+from app.vocabulary import EndReason
 from engine import Options
 from tests.actors import ANA, PATIENCE, first_message, my_turn, next_message, solo_table
 from tests.conftest import Rest, app_settings
@@ -73,12 +76,12 @@ def test_a_human_who_never_connects_is_replaced_after_the_grace() -> None:
             table = lobby.create(ANA, config)
             await table.submit(SitDown(ANA, 0))
             for seat in (1, 2, 3):
-                await table.submit(AddBot(ANA, seat, "easy"))
+                await table.submit(AddBot(ANA, seat, Level.EASY))
             await table.submit(StartMatch(ANA))  # Ana never opens a socket
             await eventually(lambda: table.status == "closed", PATIENCE,
                              "the table to close when Ana never came")
-            stored = storage.matches[table.id]
-            assert stored.record is not None and stored.record["abandoned"] == "no players left"
+            end = storage.matches[table.id].end
+            assert end is not None and end.reason == EndReason.ABANDONED
 
     run_table(scenario())
 
@@ -129,7 +132,9 @@ def test_one_damaged_log_does_not_keep_the_others_from_coming_back() -> None:
         storage = FlakyStorage()
         async with lobby_on(storage) as lobby:
             table, _ = await solo_table(lobby, "fine", Options.make("bulgarian"))
-        storage.matches["odd"] = StoredMatch("odd", {"seed": 1})  # not a table's meta
+        fine = storage.matches[table.id]  # a log whose deck is not the one its seed deals:
+        storage.matches["odd"] = MemoryLog(fine.meta, [DealLog(fine.deals[0].dealer,
+                                                               fine.deals[0].deck[::-1])])
         async with lobby_on(storage) as again:
             await again.restore()
             assert set(again.tables) == {table.id}

@@ -11,12 +11,14 @@ from sqlalchemy import exc
 
 from app.bots import BotRunner
 from app.db.session import unavailable
-from app.storage import LoggedAction, MemoryStorage, StorageError, StorageUnavailable
+from app.matchlog import LoggedAction
+from app.storage import Fenced, MemoryStorage, StorageError, StorageUnavailable
 from app.tables import Lobby, PlayAction
 from app.tables.journal import Journal
 from engine import Options
 from tests.actors import my_turn, next_message, solo_table
 from tests.conftest import app_settings
+from tests.waiting import eventually
 
 
 class Said(Exception):
@@ -52,12 +54,38 @@ def test_errors_without_a_sqlstate() -> None:
     assert not unavailable(exc.IntegrityError("INSERT", {}, Exception("UNIQUE failed")))
 
 
+def test_a_fenced_write_is_never_retried_and_nothing_after_it_is_written() -> None:
+    """A cluster node whose table another node took over: first an outage, then the
+    retry is refused as Fenced; the journal gives up and tells the table, once."""
+    async def scenario() -> None:
+        tried: list[str] = []
+        failures = {"a": [StorageUnavailable("down"), Fenced("another node's now")]}
+        fenced: list[bool] = []
+        journal = Journal(lambda: pytest.fail("nothing drains"), lambda: fenced.append(True))
+
+        def write(name: str) -> Any:
+            async def attempt() -> None:
+                tried.append(name)
+                if failures.get(name):
+                    raise failures[name].pop(0)
+            return attempt
+
+        assert not await journal.write(write("a"))
+        assert not await journal.write(write("b"))  # queued behind "a"
+        await eventually(lambda: bool(fenced), 5, "the journal to be fenced")
+        assert not await journal.write(write("c"))  # refused without a try
+        await asyncio.sleep(0.3)  # past the first retry's pause: nothing more is tried
+        assert tried == ["a", "a"] and fenced == [True] and journal.task is None
+
+    asyncio.run(scenario())
+
+
 def test_the_journal_keeps_failed_writes_in_order_until_each_succeeds() -> None:
     async def scenario() -> None:
         done: list[str] = []
         failures = {"a": [StorageError("refused"), StorageUnavailable("down")]}
         drained = asyncio.Event()
-        journal = Journal(drained.set)
+        journal = Journal(drained.set, lambda: pytest.fail("not fenced"))
 
         def write(name: str) -> Any:
             async def attempt() -> None:
@@ -87,11 +115,12 @@ class FlakyStorage(MemoryStorage):
         self.refusals = 0
         self.error: StorageError = StorageError("refused, as a bug would be")
 
-    async def append_action(self, table_id: str, entry: LoggedAction) -> None:
+    async def append_action(self, table_id: str, deal_index: int, seq: int,
+                            entry: LoggedAction) -> None:
         if self.refusals:
             self.refusals -= 1
             raise self.error
-        await super().append_action(table_id, entry)
+        await super().append_action(table_id, deal_index, seq, entry)
 
 
 def test_a_refused_write_holds_the_action_and_never_acknowledges_it_unlogged() -> None:

@@ -13,18 +13,20 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from app.main import create_app
-from app.protocol import CLOSE_TOO_MANY
+from app.protocol import CloseCode
 from app.storage import MemoryStorage
 from app.tables import Table
+from app.tables.clock import Clock
 from tests.conftest import Rest, app_settings
-from tests.waiting import eventually_sync
+from tests.fake_clock import FakeClock
+from tests.test_app_ws import TURN, my_turn, seated, until
 
 ADDRESS = "testclient"  # the client address TestClient reports
 
 
 @contextmanager
-def app_client(**settings: Any) -> Iterator[tuple[TestClient, Rest]]:
-    with TestClient(create_app(app_settings(**settings), MemoryStorage())) as client:
+def app_client(clock: Clock | None = None, **settings: Any) -> Iterator[tuple[TestClient, Rest]]:
+    with TestClient(create_app(app_settings(**settings), MemoryStorage(), clock)) as client:
         yield client, Rest(client)
 
 
@@ -54,16 +56,20 @@ def test_a_player_holds_three_open_tables_at_most() -> None:
 
 
 def test_playing_tables_count_finished_ones_do_not() -> None:
-    with app_client(max_tables_per_player=1) as (client, rest):
+    clock = FakeClock()
+    with app_client(clock, max_tables_per_player=1) as (client, rest):
         ana = rest.guest("Ana")
-        # The first missed turn (after 1 s) ends this match.
-        table_id = rest.table(ana, [ana, "easy", "easy", "easy"], start=True,
-                              turn_seconds=1, timeout_forfeits=True)
-        refused = create(client, rest, ana)
-        assert refused_with(refused, 429, "too_many_tables_for_you")
-        assert "Retry-After" not in refused.headers  # a match ends when it ends
-        eventually_sync(lambda: client.get(f"/api/tables/{table_id}").json()["status"] == "over",
-                        30, "the match to end at the first missed turn")
+        # Ana is at the table: her first missed turn ends this match (the clock moves it).
+        table_id = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=TURN,
+                              timeout_forfeits=True)
+        with seated(client, table_id, ana) as (ws, _):
+            rest.start(table_id, ana)
+            refused = create(client, rest, ana)
+            assert refused_with(refused, 429, "too_many_tables_for_you")
+            assert "Retry-After" not in refused.headers  # a match ends when it ends
+            until(ws, my_turn(0))
+            clock.advance(TURN)
+            until(ws, lambda m: m["type"] == "event" and m["table"]["status"] == "over")
         assert create(client, rest, ana).status_code == 201
 
 
@@ -159,7 +165,7 @@ def assert_refused(ws: WebSocketTestSession, message: dict[str, Any] | None = No
     assert message["type"] == "error" and message["code"] == "too_many_sockets", message
     with pytest.raises(WebSocketDisconnect) as closed:
         ws.receive_json()
-    assert closed.value.code == CLOSE_TOO_MANY
+    assert closed.value.code == CloseCode.TOO_MANY
 
 
 def test_sockets_per_address_count_before_hello_and_are_given_back() -> None:

@@ -13,8 +13,8 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from app.storage import MemoryStorage, StoredMatch
-from engine import Match, Options, card_name
+from app.storage import MemoryLog, MemoryStorage
+from engine import Match, card_name
 from engine.cards import cards_of
 from engine.declarations import COMBOS
 from tests.conftest import LiveServer, Rest
@@ -91,14 +91,15 @@ async def spectator(live: LiveServer, table_id: str, guest: dict[str, str],
                 return
 
 
-def hands_by_version(stored: StoredMatch) -> tuple[dict[int, list[int]], Match]:
-    """Every seat's hand after each logged version, rebuilt from the storage log alone
-    (which is also what persistence will do after a restart)."""
+def hands_by_version(stored: MemoryLog) -> tuple[dict[int, list[int]], Match]:
+    """Every seat's hand after each logged version, rebuilt from the match's seed and the
+    storage log's actions (independently of the replay a restart does)."""
     meta = stored.meta
-    match = Match(Options.make(meta["variant"], **meta["options"]), seed=meta["seed"])
+    match = Match(meta.match_options(), seed=meta.seed)
     assert match.deal is not None
-    hands = {meta["version"]: list(match.deal.hands)}
+    hands = {meta.version: list(match.deal.hands)}
     for entry in stored.actions:
+        assert entry.version is not None
         match.apply_action(entry.action, entry.seat)
         hands[entry.version] = list(match.deal.hands)
     assert match.is_over
@@ -118,7 +119,7 @@ def card_tokens(value: Any) -> set[str]:
     return set()
 
 
-def check_secrecy(frames: list[Frame], stored: StoredMatch) -> int:
+def check_secrecy(frames: list[Frame], stored: MemoryLog) -> int:
     """No frame shows a card another seat holds at that version; a seat's own view shows
     exactly its hand.  Returns how many card names the frames showed in all."""
     hands, match = hands_by_version(stored)
@@ -166,8 +167,8 @@ def check_secrecy(frames: list[Frame], stored: StoredMatch) -> int:
     return shown
 
 
-def thrown_in(stored: StoredMatch) -> int:
-    return sum(r["outcome"] == "redeal" for r in stored.deal_results)
+def thrown_in(stored: MemoryLog) -> int:
+    return sum(r.outcome == "redeal" for r in stored.results)
 
 
 @pytest.mark.parametrize(("options", "pass_rate"), [({}, 0.0), (CUT_ONLY, PASS_RATE)],
@@ -199,7 +200,7 @@ def test_four_humans_play_a_match_over_real_sockets(live: LiveServer, live_rest:
     stored = storage.matches[table_id]
     assert {e.by for e in stored.actions} == {"player"}
     assert check_secrecy(frames, stored) > 0
-    assert stored.meta["options"] == options
+    assert stored.meta.options == options
     assert thrown_in(stored) > 0 or not pass_rate
 
 
@@ -243,7 +244,7 @@ def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
     storage = live.app.state.storage
     assert isinstance(storage, MemoryStorage)
     for table_id, _ in tables:
-        assert storage.matches[table_id].finished
+        assert storage.matches[table_id].end is not None
         assert check_secrecy(frames[table_id], storage.matches[table_id]) > 0
     assert any(e.by == "cover" for t, _ in tables for e in storage.matches[t].actions)
     assert any(thrown_in(storage.matches[t]) for i, (t, _) in enumerate(tables) if cut_only(i))

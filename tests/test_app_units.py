@@ -7,14 +7,18 @@ import random
 
 import pytest
 
+from ai import Level
 from app.auth import InvalidToken, Tokens
 from app.bots import BotRunner
+from app.matchlog import LoggedAction, MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.protocol import ActionRequest, Hello, ProtocolError, parse
-from app.storage import LoggedAction, MemoryStorage
+from app.storage import MemoryStorage, StorageError
 from app.tables import BotMove, Lobby, PlayAction, TakeBack
 from app.views import action_event, spectator_view
-from engine import Match, Options, action_name
+from app.vocabulary import Actor, EndReason, SeatKind
+from engine import Match, Options, action_name, write_record
 from engine.actions import ANNOUNCE
+from engine.scoring import DealResult
 from tests.actors import my_turn, solo_table
 from tests.conftest import app_settings
 
@@ -117,23 +121,44 @@ def test_tokens_round_trip_and_refuse_forgeries() -> None:
             tokens.read(bad)
 
 
-def test_memory_storage_keeps_unfinished_matches_in_order() -> None:
+def a_meta(seed: int) -> MatchMeta:
+    bot = Seat(SeatKind.BOT, "Bot", level=Level.EASY)
+    seats = [Seat(SeatKind.HUMAN, "Ana", "p-ana"), bot, bot, bot]
+    return MatchMeta(variant="bulgarian", seed=seed, seats=seats, version=1,
+                     table=TableMeta(name="t", turn_seconds=30, private=False,
+                                     timeout_forfeits=False),
+                     owner=Owner(id="p-ana", name="Ana"))
+
+
+def test_memory_storage_keeps_unfinished_matches_in_order_and_checks_places() -> None:
     async def scenario() -> None:
         storage = MemoryStorage()
-        await storage.create_match("t1", {"seed": 1})
-        await storage.create_match("t2", {"seed": 2})
-        await storage.append_action("t1", LoggedAction(2, 0, 70, "player"))
-        await storage.finish_deal("t1", 0, {"outcome": "redeal"})
-        with pytest.raises(ValueError):
-            await storage.finish_deal("t1", 5, {})
-        await storage.finish_match("t2", {"format": "belote-record/1"})
-        unfinished = await storage.load_unfinished()
-        assert [m.table_id for m in unfinished] == ["t1"]
-        assert unfinished[0].actions == [LoggedAction(2, 0, 70, "player")]
+        await storage.create_match("t1", a_meta(1))
+        await storage.create_match("t2", a_meta(2))
+        live = Match(Options.make("bulgarian"), seed=1)
+        deal = live.deals[0]
+        await storage.start_deal("t1", 0, deal.dealer, deal.deck)
+        await storage.start_deal("t1", 0, deal.dealer, deal.deck)  # a retry
+        seat, action = live.current_player(), live.legal_actions()[0]
+        assert seat is not None
+        entry = LoggedAction(seat, action, "player", 2)
+        await storage.append_action("t1", 0, 0, entry)
+        await storage.append_action("t1", 0, 0, entry)  # a retry
+        with pytest.raises(StorageError):  # another action at a taken place
+            await storage.append_action("t1", 0, 0, LoggedAction(seat, action ^ 1, "bot", 2))
+        with pytest.raises(StorageError):  # a place beyond the log's end
+            await storage.append_action("t1", 0, 2, entry)
+        with pytest.raises(StorageError):  # a deal not logged
+            await storage.finish_deal("t1", 5, DealResult("redeal"))
+        await storage.finish_match("t2", MatchEnd(EndReason.WON, (151, 0), 0))
+        [unfinished] = await storage.load_unfinished()
+        live.apply_action(action, seat)
+        assert unfinished.table_id == "t1" and unfinished.version == 2
+        assert write_record(unfinished.match) == write_record(live)
         small = MemoryStorage(keep_finished=2)
         for name in "abc":
-            await small.create_match(name, {})
-            await small.finish_match(name, {})
+            await small.create_match(name, a_meta(3))
+            await small.finish_match(name, MatchEnd(EndReason.ABANDONED, (0, 0), None))
         assert sorted(small.matches) == ["b", "c"]  # the oldest finished match is forgotten
 
     asyncio.run(scenario())
@@ -149,7 +174,7 @@ async def cover_move_after_return() -> None:
         state = await my_turn(client)
         assert table.match is not None
         # A cover bot's move for seat 0, decided while Ana was away, lands after her return.
-        table.post(BotMove(state["version"], 0, table.match.legal_actions()[0], "cover"))
+        table.post(BotMove(state["version"], 0, table.match.legal_actions()[0], Actor.COVER))
         await table.submit(TakeBack(client))  # handled after the move: the queue is in order
         assert table.version == state["version"]
         await table.submit(PlayAction(client, "mine", state["version"],

@@ -14,17 +14,13 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from app.main import create_app
-from app.protocol import (
-    CLOSE_BAD_HELLO,
-    CLOSE_BAD_TOKEN,
-    CLOSE_CROWDED,
-    CLOSE_NO_TABLE,
-    CLOSE_POLICY,
-    CLOSE_REPLACED,
-    CLOSE_TIMEOUT,
-)
+from app.matchlog import replay
+from app.protocol import CloseCode
 from app.storage import MemoryStorage
+from app.vocabulary import EndReason
+from engine import write_record
 from tests.conftest import Rest, app_settings
+from tests.fake_clock import FakeClock
 from tests.waiting import Deadline
 
 Message = dict[str, Any]
@@ -32,6 +28,10 @@ Message = dict[str, Any]
 # fails.  A read itself cannot block for long: the server pings every WS_PING_INTERVAL.
 PATIENCE = 30
 MATCH_PATIENCE = 90
+# Seconds of a turn, of the grace and of a result's display in the timer tests: time on a
+# FakeClock that the test moves, so long enough that a test would fail on PATIENCE, not
+# pass slowly, if the app kept real time.
+TURN, GRACE, SHOWN = 60.0, 45.0, 600.0
 
 
 @contextmanager
@@ -97,10 +97,13 @@ def test_one_human_and_three_bots_play_a_whole_match() -> None:
         record = client.get(f"/api/tables/{table_id}/record").json()
         assert record["format"] == "belote-record/1" and record["seats"][3]["level"] == "hard"
         stored = storage.matches[table_id]
-        assert stored.record == record and len(stored.deal_results) == len(record["deals"])
+        assert stored.end is not None and stored.end.winner == table["winner"]
+        assert len(stored.deals) == len(stored.results) == len(record["deals"])
+        logged = replay(stored.meta.match_options(), stored.deals)  # the log alone
+        assert write_record(logged)["deals"] == record["deals"]
         assert {entry.by for entry in stored.actions} == {"player", "bot"}
         assert [e.version for e in stored.actions] == list(
-            range(stored.meta["version"] + 1, table["version"] + 1))
+            range(stored.meta.version + 1, table["version"] + 1))
 
 
 def test_refused_actions_change_nothing(client: TestClient, rest: Rest) -> None:
@@ -196,14 +199,14 @@ def test_floods_are_closed_with_policy_violation() -> None:
                 ws.send_json({"type": "ping", "id": str(i)})
             with pytest.raises(WebSocketDisconnect) as closed:
                 until(ws, lambda m: False)
-            assert closed.value.code == CLOSE_POLICY
+            assert closed.value.code == CloseCode.POLICY
 
 
 @pytest.mark.parametrize(("hello", "code"), [
-    ({"type": "hello", "protocol": 2, "token": "?"}, CLOSE_BAD_HELLO),
-    ({"type": "ping"}, CLOSE_BAD_HELLO),
-    ({"type": "hello", "protocol": 1, "token": "forged"}, CLOSE_BAD_TOKEN),
-    ("not json", CLOSE_BAD_HELLO),
+    ({"type": "hello", "protocol": 2, "token": "?"}, CloseCode.BAD_HELLO),
+    ({"type": "ping"}, CloseCode.BAD_HELLO),
+    ({"type": "hello", "protocol": 1, "token": "forged"}, CloseCode.BAD_TOKEN),
+    ("not json", CloseCode.BAD_HELLO),
 ])
 def test_bad_handshakes_are_refused(client: TestClient, rest: Rest, hello: Any,
                                     code: int) -> None:
@@ -224,7 +227,7 @@ def test_unknown_table_socket(client: TestClient, rest: Rest) -> None:
         assert ws.receive_json()["code"] == "no_table"
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
-        assert closed.value.code == CLOSE_NO_TABLE
+        assert closed.value.code == CloseCode.NO_TABLE
 
 
 def test_spectator_sees_the_public_view(client: TestClient, rest: Rest) -> None:
@@ -252,7 +255,7 @@ def test_spectators_are_capped_players_are_not() -> None:
                 assert ws.receive_json()["code"] == "too_many_spectators"
                 with pytest.raises(WebSocketDisconnect) as closed:
                     ws.receive_json()
-                assert closed.value.code == CLOSE_CROWDED
+                assert closed.value.code == CloseCode.CROWDED
             with seated(client, table_id, eve) as (_, again):  # a reconnect replaces
                 assert again["seat"] is None
 
@@ -264,24 +267,34 @@ def test_one_socket_per_player_the_newest_wins(client: TestClient, rest: Rest) -
         assert now["seat"] == 0
         with pytest.raises(WebSocketDisconnect) as closed:
             until(old, lambda m: False)
-        assert closed.value.code == CLOSE_REPLACED
+        assert closed.value.code == CloseCode.REPLACED
         new.send_json({"type": "ping"})
         assert until(new, lambda m: m["type"] == "pong")
 
 
+def next_turn(ws: WebSocketTestSession, seat: int, state: Message) -> Message:
+    """``state`` if the seat has something to do in it, else the next message where it does:
+    its turn's timer runs from then."""
+    return state if my_turn(seat)(state) else until(ws, my_turn(seat))
+
+
 def test_timer_plays_for_a_sleeping_player_then_forfeit_option() -> None:
     settings = app_settings(missed_turns_to_bot=2)
-    with TestClient(create_app(settings, MemoryStorage())) as client:
+    clock = FakeClock()
+    with TestClient(create_app(settings, MemoryStorage(), clock)) as client:
         rest = Rest(client)
         ana = rest.guest("Ana")
-        table_id = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=1)
+        table_id = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=TURN)
         with seated(client, table_id, ana) as (ws, _):
             rest.start(table_id, ana)
             turn = until(ws, my_turn(0))
-            assert turn["deadline"] is not None
+            assert turn["deadline"] == int((clock.now + TURN) * 1000)
+            clock.advance(TURN)
             first = until(ws, lambda m: m["type"] == "event" and m["event"].get("seat") == 0)
             assert first["event"]["by"] == "timeout" and first["version"] == turn["version"] + 1
             # The second missed turn hands the seat to a bot until Ana says she is back.
+            next_turn(ws, 0, first)
+            clock.advance(TURN)
             autoplay = until(ws, lambda m: m["type"] == "event" and m["table"]["seats"][0][
                 "autoplay"])
             assert autoplay["event"] == {"kind": "presence", "seat": 0}
@@ -295,10 +308,12 @@ def test_timer_plays_for_a_sleeping_player_then_forfeit_option() -> None:
                 "autoplay"])
             assert back["table"]["seats"][0]["connected"]
 
-        forfeit_table = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=1,
+        forfeit_table = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=TURN,
                                    timeout_forfeits=True)
         with seated(client, forfeit_table, ana) as (ws, _):
             rest.start(forfeit_table, ana)
+            until(ws, my_turn(0))
+            clock.advance(TURN)
             over = until(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "forfeit")
             assert over["table"]["status"] == "over"
             assert over["table"]["forfeit"] == {"seat": 0, "winner": 1}
@@ -339,13 +354,18 @@ def test_reconnect_mid_trick_resumes_from_a_fresh_snapshot() -> None:
 
 
 def test_a_player_gone_past_the_grace_period_loses_the_seat_to_a_bot() -> None:
-    with TestClient(create_app(app_settings(reconnect_grace=0.2), MemoryStorage())) as client:
+    clock = FakeClock()
+    settings = app_settings(reconnect_grace=GRACE)  # < TURN: no turn times out meanwhile
+    with TestClient(create_app(settings, MemoryStorage(), clock)) as client:
         rest = Rest(client)
         ana, ivo = rest.guest("Ana"), rest.guest("Ivo")
-        table_id = rest.table(ana, [ana, ivo, "easy", "easy"], start=True)
+        table_id = rest.table(ana, [ana, ivo, "easy", "easy"], start=True, turn_seconds=TURN)
         with seated(client, table_id, ana) as (ws, _):
             with seated(client, table_id, ivo):
                 pass
+            until(ws, lambda m: m["type"] == "event" and m["event"] == {
+                "kind": "presence", "seat": 1} and not m["table"]["seats"][1]["connected"])
+            clock.advance(GRACE)  # his grace began as he left
             gone = until(ws, lambda m: m["type"] == "event" and m["event"] == {
                 "kind": "seat", "seat": 1})
             assert gone["table"]["seats"][1]["kind"] == "bot"
@@ -364,17 +384,19 @@ def test_liveness_pings_and_silent_clients_are_closed() -> None:
             ws.send_json({"type": "pong"})
             with pytest.raises(WebSocketDisconnect) as closed:
                 until(ws, lambda m: False)  # then silence
-            assert closed.value.code == CLOSE_TIMEOUT
+            assert closed.value.code == CloseCode.TIMEOUT
         with client.websocket_connect(f"/api/tables/{table_id}/ws") as ws:
             assert ws.receive_json()["code"] == "hello_timeout"
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
-            assert closed.value.code == CLOSE_TIMEOUT
+            assert closed.value.code == CloseCode.TIMEOUT
 
 
 def test_tables_close_when_the_last_human_leaves_or_the_result_expires() -> None:
     storage = MemoryStorage()
-    with TestClient(create_app(app_settings(finished_table_ttl=0.2), storage)) as client:
+    clock = FakeClock()
+    settings = app_settings(finished_table_ttl=SHOWN)
+    with TestClient(create_app(settings, storage, clock)) as client:
         rest = Rest(client)
         ana, eve = rest.guest("Ana"), rest.guest("Eve")
         table_id = rest.table(ana, [ana, "easy", "easy", "easy"], start=True,
@@ -384,17 +406,22 @@ def test_tables_close_when_the_last_human_leaves_or_the_result_expires() -> None
             assert left.json()["status"] == "closed"
             with pytest.raises(WebSocketDisconnect) as closed:
                 until(ws, lambda m: False)
-            assert closed.value.code == CLOSE_NO_TABLE
+            assert closed.value.code == CloseCode.NO_TABLE
         assert client.get(f"/api/tables/{table_id}").status_code == 404
-        record = storage.matches[table_id].record
-        assert record is not None and record["abandoned"] == "no players left"
+        end = storage.matches[table_id].end
+        assert end is not None and end.reason == EndReason.ABANDONED
 
-        quick = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=1,
+        quick = rest.table(ana, [ana, "easy", "easy", "easy"], turn_seconds=TURN,
                            timeout_forfeits=True)
-        with seated(client, quick, eve) as (ws, _):
+        with seated(client, quick, ana) as (playing, _), seated(client, quick, eve) as (ws, _):
             rest.start(quick, ana)
+            until(playing, my_turn(0))
+            clock.advance(TURN)  # Ana's turn times out: the match is over, forfeited
             until(ws, lambda m: m["type"] == "event" and m["table"]["status"] == "over")
+            clock.advance(SHOWN - 1)
+            assert client.get(f"/api/tables/{quick}").json()["status"] == "over"  # still shown
+            clock.advance(1)
             with pytest.raises(WebSocketDisconnect) as closed:
                 until(ws, lambda m: False)
-            assert closed.value.code == CLOSE_NO_TABLE
+            assert closed.value.code == CloseCode.NO_TABLE
         assert client.get(f"/api/tables/{quick}").status_code == 404

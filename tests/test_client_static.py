@@ -1,6 +1,8 @@
 """The browser client's files, checked without a browser: every language has every
-string with the same placeholders, every key the code asks for exists, nothing is
-loaded from elsewhere, and the app serves the files with the types browsers demand."""
+string with the same placeholders, every key the code asks for exists, every name a
+module imports is exported, nothing is loaded from elsewhere, the server's protocol words
+are not written again in the client, and the app serves the files with the types browsers
+demand."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+
+from ai import LEVELS
+from app.protocol import CloseCode
+from engine.options import VARIANTS
 
 STATIC = Path(__file__).resolve().parents[1] / "app" / "static"
 LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")
@@ -21,6 +27,14 @@ KEY_USE = re.compile(r"""\bt\(\s*(["'])([^"'\\\n]+)\1""")
 KEY_PREFIX_USE = re.compile(r"\bt\(\s*`([^`$]+)\$\{")
 # import ... from "./x.js", import("./x.js"), export ... from "./x.js"
 IMPORT = re.compile(r"""(?:(?<![.\w])from|(?<![.\w])import)\s*\(?\s*(["'])([^"']+)\1""")
+# import { a, b as c } from "./x.js"; export { a } from "./x.js"
+NAMED_IMPORT = re.compile(r"""\bimport\s*\{([^}]*)\}\s*from\s*(["'])([^"']+)\2""")
+EXPORTED = re.compile(
+    r"""\bexport\s+(?:async\s+)?(?:function\*?|const|let|class)\s+(\w+)"""
+    r"""|\bexport\s*\{([^}]*)\}\s*from""")
+NUMBER = re.compile(r"(?<![\w.])\d+(?![\w.])")
+QUOTED = re.compile(r"""(["'`])(\w+)\1""")
+PROTOCOL_LITERAL = re.compile(r"protocol\w*\s*[:=]\s*\d", re.IGNORECASE)
 # XML namespaces name, they do not load: the SVG cards need them.
 NAMESPACE_URIS = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink",
                   "http://www.w3.org/1999/xhtml"}
@@ -87,6 +101,41 @@ def test_the_modules_import_only_local_files_that_exist() -> None:
             resolved = (STATIC / target.lstrip("/")) if target.startswith("/") \
                 else (path.parent / target)
             assert resolved.resolve().is_file(), f"{path.name} imports missing {target}"
+
+
+def exports(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    return {name for single, listed in EXPORTED.findall(text)
+            for name in ([single] if single else names(listed))}
+
+
+def names(listed: str) -> list[str]:
+    """``a, b as c`` -> ``["a", "b"]``: the names as the exporting module has them."""
+    return [part.split(" as ")[0].strip() for part in listed.split(",") if part.strip()]
+
+
+def test_every_name_a_module_imports_is_exported_by_it() -> None:
+    missing = [(path.name, name, target) for path in modules()
+               for listed, _, target in NAMED_IMPORT.findall(path.read_text(encoding="utf-8"))
+               for name in names(listed)
+               if name not in exports((path.parent / target).resolve())]
+    assert not missing
+
+
+def test_the_client_takes_the_protocol_words_from_the_server() -> None:
+    """Close codes, the protocol version, bot levels and variants are the server's
+    (``GET /api/protocol``): no module writes one again.  Whole thousands (1000, 4000)
+    are left out: they are also milliseconds all over the client."""
+    codes = {str(code.value) for code in CloseCode if code % 1000}
+    words = set(LEVELS) | set(VARIANTS)
+    found = []
+    for path in modules():
+        text = path.read_text(encoding="utf-8")
+        found += [(path.name, number) for number in NUMBER.findall(text) if number in codes]
+        found += [(path.name, word) for _, word in QUOTED.findall(text) if word in words]
+        found += [(path.name, literal) for literal in PROTOCOL_LITERAL.findall(text)]
+        found += [(path.name, close) for close in re.findall(r"\.close\(\s*\d+", text)]
+    assert not found
 
 
 def test_nothing_is_loaded_from_another_host() -> None:

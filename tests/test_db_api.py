@@ -9,10 +9,13 @@ import httpx2
 import pytest
 from fastapi import FastAPI
 
+from ai import Level
 from app.api.routes import history
 from app.auth import Tokens
-from app.db.repository import BOT, HUMAN, Repository, Seat
+from app.db.repository import Repository
 from app.db.session import Database
+from app.matchlog import MatchEnd, MatchMeta, Owner, Seat, TableMeta
+from app.vocabulary import EndReason, SeatKind
 from engine import Options, replay
 from engine.cards import ALL_TRUMPS, NO_TRUMPS
 from engine.scoring import DealResult
@@ -22,10 +25,10 @@ from .test_db_support import SEATS, play_logged, run
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
 HEARTS, SPADES = 2, 3
-ZOE_SEATS = (Seat(BOT, "Bot", level="normal"), Seat(HUMAN, "Ana", "p-ana"),
-             Seat(HUMAN, "Zoe", "p-zoe"), Seat(BOT, "Bot", level="hard"))
+ZOE_SEATS = (Seat(SeatKind.BOT, "Bot", level=Level.NORMAL), Seat(SeatKind.HUMAN, "Ana", "p-ana"),
+             Seat(SeatKind.HUMAN, "Zoe", "p-zoe"), Seat(SeatKind.BOT, "Bot", level=Level.HARD))
 TOKENS = Tokens("history-test-secret-0123456789", 3600)
-PRIVATE = {"table": {"name": "ours", "private": True}}
+PRIVATE = TableMeta(name="ours", turn_seconds=30, private=True, timeout_forfeits=False)
 
 
 def day(d: int) -> datetime:
@@ -44,24 +47,28 @@ async def build(repo: Repository, seats: tuple[Seat, ...] = SEATS) -> None:
     deck = list(range(32))
     won = [result("made", HEARTS, 0, (10, 6)), result("failed", SPADES, 1, (16, 0)),
            result("hanging", NO_TRUMPS, 2, (0, 8))]
-    plan: list[tuple[str, str, tuple[Seat, ...], int, list[DealResult], Any, dict[str, Any]]] = [
-        ("A", "bulgarian", seats, 1, won, (151, 80, 0), {}),
+    plan: list[tuple[str, str, tuple[Seat, ...], int, list[DealResult], Any, TableMeta | None]] = [
+        ("A", "bulgarian", seats, 1, won, (151, 80, 0), None),
         ("B", "classic", seats, 2, [result("failed", ALL_TRUMPS, 0, (0, 300))], (500, 1001, 1),
-         {}),
-        ("C", "bulgarian", seats, 3, [result("made", HEARTS, 0, (12, 4))], None, {}),
-        ("D", "bulgarian", ZOE_SEATS, 4, [result("made", SPADES, 1, (5, 11))], (30, 151, 1), {}),
-        ("E", "bulgarian", seats, 4, [], None, {}),
+         None),
+        ("C", "bulgarian", seats, 3, [result("made", HEARTS, 0, (12, 4))], None, None),
+        ("D", "bulgarian", ZOE_SEATS, 4, [result("made", SPADES, 1, (5, 11))], (30, 151, 1), None),
+        ("E", "bulgarian", seats, 4, [], None, None),
         ("P", "bulgarian", seats, 5, won, (151, 80, 0), PRIVATE),
         ("Q", "classic", seats, 6, [], None, PRIVATE),
     ]
-    for match_id, variant, match_seats, d, results, end, meta in plan:
+    for match_id, variant, match_seats, d, results, end, table in plan:
+        meta = None if table is None else MatchMeta(
+            variant=variant, seed=d, seats=list(match_seats), version=1, table=table,
+            owner=Owner(id="p-ana", name="Ana"))
         await repo.create_match(match_id, variant, {}, match_seats, meta=meta,
                                 started_at=day(d))
         for i, r in enumerate(results):
             await repo.start_deal(match_id, i, i % 4, deck, at=day(d))
             await repo.finish_deal(match_id, i, r, at=day(d))
         if end is not None:
-            await repo.finish_match(match_id, end[:2], end[2], at=day(d + 1))
+            await repo.finish_match(match_id, MatchEnd(EndReason.WON, end[:2], end[2]),
+                                    at=day(d + 1))
 
 
 async def with_client(url: str, body: Any) -> None:
@@ -197,7 +204,8 @@ def test_private_matches_are_listed_only_to_their_own_player(db_url: str) -> Non
     asked for with the player's token."""
     ana, ana_token = TOKENS.issue("Ana")
     ivo, ivo_token = TOKENS.issue("Ivo")
-    seats = (Seat(HUMAN, "Ana", ana.id), SEATS[1], Seat(HUMAN, "Ivo", ivo.id), SEATS[3])
+    seats = (Seat(SeatKind.HUMAN, "Ana", ana.id), SEATS[1],
+             Seat(SeatKind.HUMAN, "Ivo", ivo.id), SEATS[3])
 
     async def stats(client: httpx2.AsyncClient, token: str | None) -> list[int]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

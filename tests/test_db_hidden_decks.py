@@ -11,8 +11,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from app.db.repository import deck_text, parse_deck
 from app.main import create_app
+from app.matchlog import deck_text, parse_deck
 from engine import Deal, Options, parse_card, replay
 from engine.cards import mask_of
 from tests.conftest import Rest, app_settings

@@ -14,6 +14,8 @@ from sqlalchemy.pool import NullPool
 from app.db.repository import Repository
 from app.db.session import Database, StorageError, StorageUnavailable
 from app.db.url import async_url
+from app.matchlog import LoggedAction, MatchEnd
+from app.vocabulary import EndReason
 from engine import Options, replay
 from engine.record import replay_report
 
@@ -114,7 +116,7 @@ def test_public_record_holds_back_a_thrown_in_deck_the_next_deal_is_cut_from(
             log = await repo.load("m")
             assert log is not None
             assert len(log.record(public=True)["deals"]) == (0 if held else 1)
-            await repo.finish_match("m", live.match.totals, None, reason="abandoned")
+            await repo.finish_match("m", MatchEnd(EndReason.ABANDONED, live.match.totals, None))
             log = await repo.load("m")
             assert log is not None and log.public_deals() == 1
             assert replay(log.record(public=True)).results == live.match.results
@@ -145,17 +147,24 @@ def test_concurrent_tables_each_keep_their_order(db_url: str) -> None:
     run(scenario())
 
 
-def test_a_repeated_action_is_refused(db_url: str) -> None:
+def test_an_action_at_a_taken_place_is_refused_and_a_retry_is_not(db_url: str) -> None:
     async def scenario() -> None:
         db = Database(db_url)
         try:
             repo = Repository(db)
             await play_logged(repo, "m", OPTIONS[0], seed=1, stop_after=1)
+            log = await repo.load("m")
+            assert log is not None
+            [first] = log.actions[0]
+            await repo.append_action("m", 0, 0, first)  # a retry: nothing changes
+            other = LoggedAction(first.seat, first.action ^ 1, first.by)  # another action
             with pytest.raises(StorageError) as caught:
-                await repo.append_action("m", 0, 0, 0, 70)
+                await repo.append_action("m", 0, 0, other)
             assert not isinstance(caught.value, StorageUnavailable)
+            again = await repo.load("m")
+            assert again is not None and again.actions == [[first]]
             with pytest.raises(StorageError):  # no such deal
-                await repo.append_action("m", 5, 0, 0, 70)
+                await repo.append_action("m", 5, 0, first)
         finally:
             await db.dispose()
 
@@ -189,7 +198,7 @@ def test_unreachable_database_raises_storage_unavailable(backend: str, tmp_path:
         db = Database(url)
         try:
             with pytest.raises(StorageUnavailable):
-                await Repository(db).append_action(uuid.uuid4().hex, 0, 0, 0, 70)
+                await Repository(db).append_action(uuid.uuid4().hex, 0, 0, LoggedAction(0, 70))
             with pytest.raises(StorageUnavailable):
                 await Repository(db).load_unfinished()
         finally:
@@ -239,7 +248,7 @@ def test_a_dropped_postgresql_connection_is_replaced(migrated_urls: dict[str, st
                     "AND backend_type = 'client backend'"
                 ))
             assert killed == 1  # the pooled connection of ``db``
-            await repo.append_action("dropped", 0, 0, 0, 70)
+            await repo.append_action("dropped", 0, 0, LoggedAction(0, 70))
             log = await repo.load("dropped")
             assert log is not None and [a.action for a in log.actions[0]] == [70]
         finally:

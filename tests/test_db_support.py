@@ -18,10 +18,13 @@ from typing import Any, TypeVar
 import pytest
 from sqlalchemy import delete
 
+from ai import Level
 from app.db import models
 from app.db.migrate import scratch_database, upgrade
-from app.db.repository import BOT, HUMAN, Repository, Seat
+from app.db.repository import Repository
 from app.db.session import Database
+from app.matchlog import LoggedAction, MatchEnd, Seat
+from app.vocabulary import EndReason, SeatKind
 from engine import Action, Match, Options, parse_action, write_record
 
 PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -65,10 +68,10 @@ def db_url(request: pytest.FixtureRequest, migrated_urls: dict[str, str]) -> str
 
 
 SEATS = (
-    Seat(HUMAN, "Ana", "p-ana"),
-    Seat(BOT, "Bot", level="hard"),
-    Seat(HUMAN, "Ivo", "p-ivo"),
-    Seat(BOT, "Bot", level="easy"),
+    Seat(SeatKind.HUMAN, "Ana", "p-ana"),
+    Seat(SeatKind.BOT, "Bot", level=Level.HARD),
+    Seat(SeatKind.HUMAN, "Ivo", "p-ivo"),
+    Seat(SeatKind.BOT, "Bot", level=Level.EASY),
 )
 
 
@@ -113,12 +116,12 @@ async def play_logged(
             action = choose(match, rng)
             seq = len(deal.history)
             match.apply_action(action, seat)
-            await repo.append_action(match_id, index, seq, seat, action, actor="bot")
+            await repo.append_action(match_id, index, seq, LoggedAction(seat, action, "bot"))
             played += 1
         if deal.is_over:
             await repo.finish_deal(match_id, index, match.results[index])
     if match.is_over:
-        await repo.finish_match(match_id, match.totals, match.winner)
+        await repo.finish_match(match_id, MatchEnd(EndReason.WON, match.totals, match.winner))
     return LiveMatch(match_id, match)
 
 

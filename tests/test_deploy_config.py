@@ -25,6 +25,7 @@ import app.__main__ as entry_point
 from app.bots import BotRunner
 from app.config import Settings, get_settings
 from app.main import create_app
+from app.protocol import CloseCode
 from app.storage import MemoryStorage
 from app.tables import (
     Close,
@@ -76,9 +77,12 @@ def test_compose_runs_the_readme_run_command() -> None:
 
 
 def test_compose_environment_names_only_settings() -> None:
+    """Every name is one of ours, but uvicorn's own: which proxies' X-Forwarded-For to
+    believe, so that players behind the balancer keep their own addresses' limits."""
     environment = compose_app()["environment"]
     assert environment["ENVIRONMENT"] == "production"
-    assert {name.lower() for name in environment} <= set(Settings.model_fields)
+    names = {name.lower() for name in environment}
+    assert names <= set(Settings.model_fields) | {"forwarded_allow_ips"}
 
 
 WEAK = [(None, "is not set"), ("changeme", "is a known placeholder"),
@@ -190,7 +194,7 @@ async def drain() -> None:
         outbox = [client.outbox.get_nowait() for _ in range(client.outbox.qsize())]
         ack = {"type": "ack", "id": "in-flight", "version": state["version"] + 1}
         assert json.dumps(ack, separators=(",", ":")) in outbox
-        assert outbox[-1] == Close(1012, "server restarting")
+        assert outbox[-1] == Close(CloseCode.RESTART, "server restarting")
         assert storage.matches[table.id].actions[-1].version == state["version"] + 1
         with pytest.raises(TableError, match="restarting"):
             await table.submit(PlayAction(client, "late", state["version"] + 1, "x"))

@@ -11,12 +11,14 @@ import os
 import random
 import signal
 import sys
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+import redis
 from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -38,11 +40,25 @@ from tests.waiting import eventually, received
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+REDIS_PREFIX = f"belote-deploy-{uuid.uuid4().hex[:12]}:"
 SHUTDOWN_TIMEOUT = 10  # the default, as compose leaves it
 PATIENCE = 30  # seconds a client waits for a frame, or /readyz for its answer
 METRICS = ("belote_open_tables", "belote_connected_players", "belote_actions_total",
            'belote_bot_decision_seconds_bucket{le="+Inf",level="easy"}',
            "belote_action_broadcast_seconds_count", "belote_db_write_seconds_count")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def redis_keys() -> Iterator[None]:
+    """The compose app is a cluster node: its Redis keys go, by their prefix, at the end."""
+    yield
+    client = redis.Redis.from_url(LOCAL_REDIS)
+    try:
+        for key in client.scan_iter(f"{REDIS_PREFIX}*"):
+            client.delete(key)
+    finally:
+        client.close()
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +80,8 @@ class Deployed:
         self.env = os.environ | compose | {
             "PYTHONPATH": str(ROOT),
             "DATABASE_URL": database_url,
+            "REDIS_URL": LOCAL_REDIS,  # the machine's, for compose's `redis` service
+            "REDIS_PREFIX": REDIS_PREFIX,
             "SECRET_KEY": STRONG,
             "LOG_LEVEL": "info",
             "BOT_DELAY": "0",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ai import Level
 from app.auth import Player
 from app.bots import BotRunner
 from app.db.session import Database
@@ -47,7 +48,7 @@ async def scenario(db_url: str) -> None:
         await table.submit(SitDown(ANA, 0))
         await table.submit(SitDown(IVO, 2))  # never connects: a bot covers his turns
         for seat in (1, 3):
-            await table.submit(AddBot(ANA, seat, "easy"))
+            await table.submit(AddBot(ANA, seat, Level.EASY))
         client = Client(ANA, 10_000)
         await table.submit(Attach(client))
         await table.submit(StartMatch(ANA))

@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 
 from app.bots import BotRunner
 from app.db.repository import Repository
-from app.db.session import STATEMENT_TIMEOUT, Database
+from app.db.session import Database
 from app.db.storage import DatabaseStorage
 from app.tables import Client, Lobby, PlayAction, Table
 from engine import Options
@@ -26,6 +26,7 @@ from tests.test_db_support import run
 pytest_plugins = ["tests.test_db_support"]  # migrated_urls: the scratch PostgreSQL database
 
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
+STALL_TIMEOUT = 1.5  # seconds: the tables' statement timeout here (the server's is 5)
 
 
 class Proxy:
@@ -92,7 +93,8 @@ async def proxied_table(pg_url: str) -> AsyncIterator[Proxied]:
     url = make_url(pg_url)
     proxy = Proxy(url.host or "127.0.0.1", url.port or 5432)
     await proxy.open()
-    db = Database(url.set(host="127.0.0.1", port=proxy.port).render_as_string(False))
+    db = Database(url.set(host="127.0.0.1", port=proxy.port).render_as_string(False),
+                  statement_timeout=STALL_TIMEOUT)
     settings = app_settings()
     bots = BotRunner(settings)
     await bots.start()
@@ -156,7 +158,7 @@ async def stalled(pg_url: str) -> None:
 
         at.proxy.stall()
         await table.submit(PlayAction(client, "held", version, legal[0]))
-        told = await asyncio.wait_for(next_message(client), 4 * STATEMENT_TIMEOUT)
+        told = await asyncio.wait_for(next_message(client), 4 * STALL_TIMEOUT)
         assert told["event"] == {"kind": "storage", "available": False}
         assert table.version == version
 

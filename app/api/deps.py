@@ -8,6 +8,7 @@ from fastapi import Depends, Path, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..auth import InvalidToken, Player, Tokens
+from ..cluster import Cluster
 from ..config import Settings
 from ..tables import Lobby, Table
 from .errors import ApiError
@@ -23,6 +24,12 @@ def get_settings(request: Request) -> Settings:
 def get_lobby(request: Request) -> Lobby:
     lobby: Lobby = request.app.state.lobby
     return lobby
+
+
+def get_cluster(request: Request) -> Cluster | None:
+    """This node's cluster, None when the server runs alone (no REDIS_URL)."""
+    cluster: Cluster | None = request.app.state.cluster
+    return cluster
 
 
 def get_tokens(request: Request) -> Tokens:
@@ -71,6 +78,7 @@ def get_table(
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
+ClusterDep = Annotated[Cluster | None, Depends(get_cluster)]
 TokensDep = Annotated[Tokens, Depends(get_tokens)]
 PlayerDep = Annotated[Player, Depends(current_player)]
 ViewerDep = Annotated[Player | None, Depends(optional_player)]

@@ -82,8 +82,8 @@ class Match(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     variant: Mapped[str] = mapped_column(String(16))
     options: Mapped[dict[str, Any]]  # the flags that differ from the variant's defaults
-    meta: Mapped[dict[str, Any]]  # the table server's own data (seed, settings), opaque here
-    # meta["table"]["private"] as a column, so that lists can leave private matches out.
+    meta: Mapped[dict[str, Any]]  # the table server's MatchMeta (app/matchlog.py) as JSON
+    # meta.table.private as a column, so that lists can leave private matches out.
     private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
@@ -91,6 +91,9 @@ class Match(Base):
     total0: Mapped[int] = mapped_column(Integer, default=0)
     total1: Mapped[int] = mapped_column(Integer, default=0)
     winner: Mapped[int | None] = mapped_column(SmallInteger)  # team 0 or 1
+    # The fencing token of a cluster (docs/cluster.md): raised by each node that takes
+    # the match over, checked by every write of its owner in the write's transaction.
+    epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     __table_args__ = (
         # The history list: newest first, cursor on (started_at, id).

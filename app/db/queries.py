@@ -12,7 +12,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Select, and_, case, func, literal, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,7 +20,7 @@ from engine.scoring import FAILED, HANGING, MADE
 
 from . import models
 from .models import UTCDateTime
-from .repository import load_logs, row_result
+from .repository import MatchLog, load_logs, row_result
 from .schemas import (
     DealOut,
     MatchDetail,
@@ -156,10 +155,10 @@ def _deal(d: models.Deal) -> DealOut:
     })
 
 
-async def get_record(session: AsyncSession, match_id: str) -> dict[str, Any] | None:
-    """The public ``belote-record/1`` of a match: its public deals (docs/storage.md)."""
+async def get_log(session: AsyncSession, match_id: str) -> MatchLog | None:
+    """A match's log, from which its public record and replay are made (docs/storage.md)."""
     logs = await load_logs(session, [match_id])
-    return logs[0].record(public=True) if logs else None
+    return logs[0] if logs else None
 
 
 async def player_stats(

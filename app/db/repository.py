@@ -16,54 +16,29 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from engine import Match, Options, card_name, parse_card, write_record
+from ai import Level
+from engine import Match, Options, write_record
 from engine.cards import Card
-from engine.record import RecordError
 from engine.scoring import REDEAL, DealResult
 
-from ..storage import left_seat
+from ..matchlog import (
+    DealLog,
+    LoggedAction,
+    MatchEnd,
+    MatchMeta,
+    Seat,
+    deck_text,
+    parse_deck,
+    replay,
+)
+from ..storage import Fenced
+from ..vocabulary import SeatKind
 from . import models
-from .session import Database
-
-HUMAN, BOT = "human", "bot"
+from .session import Database, StorageError
 
 
 def now() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """Who sits at a seat when the match starts."""
-
-    kind: str  # HUMAN or BOT
-    name: str
-    player_id: str | None = None  # the guest's id; a human without one has no history
-    level: str | None = None  # for bots
-
-    def __post_init__(self) -> None:
-        if self.kind not in (HUMAN, BOT):
-            raise ValueError(f"seat kind must be {HUMAN!r} or {BOT!r}, not {self.kind!r}")
-        if self.kind == BOT and self.player_id is not None:
-            raise ValueError("a bot seat has no player id")
-
-    def record_entry(self) -> dict[str, Any]:
-        """The seat as RECORD.md's ``seats`` metadata shows it."""
-        entry: dict[str, Any] = {"name": self.name, "kind": self.kind}
-        if self.level is not None:
-            entry["level"] = self.level
-        return entry
-
-
-@dataclass(frozen=True, slots=True)
-class LoggedRow:
-    """One row of the action log, as replays read it: plain values, not an ORM object
-    (recovery reads hundreds of thousands of them; mapped objects cost six times more)."""
-
-    seat: int
-    action: int
-    actor: str | None
-    version: int | None
 
 
 @dataclass(slots=True)
@@ -73,7 +48,7 @@ class MatchLog:
     match: models.Match
     seats: list[Seat]
     deals: list[models.Deal] = field(default_factory=list)
-    actions: list[list[LoggedRow]] = field(default_factory=list)  # per deal
+    actions: list[list[LoggedAction]] = field(default_factory=list)  # per deal
 
     def options(self) -> Options:
         """The match's options: the row keeps only the flags that differ."""
@@ -95,27 +70,16 @@ class MatchLog:
                 shown -= 1
         return shown
 
-    def replay(self, *, public: bool = False) -> Match:
+    def replay(self, *, public: bool = False, seed: int | None = None) -> Match:
         """The engine match the log describes, every action checked (RecordError if not).
 
-        ``public`` keeps only the :meth:`public_deals`, still a record that replays.
+        ``public`` keeps only the :meth:`public_deals`, still a record that replays;
+        ``seed`` goes on from the log as the table would (:func:`app.matchlog.replay`).
         """
-        match = Match(self.options(), dealer=self.deals[0].dealer if self.deals else 0,
-                      auto_deal=False)
         shown = self.public_deals() if public else len(self.deals)
-        for deal, actions in zip(self.deals[:shown], self.actions[:shown], strict=True):
-            try:
-                if deal.dealer != match.next_dealer:
-                    raise ValueError(f"dealer must be {match.next_dealer}, not {deal.dealer}")
-                match.start_deal(parse_deck(deal.deck))
-            except ValueError as e:  # IllegalActionError included
-                raise RecordError(deal.idx, 0, str(e)) from None
-            for j, row in enumerate(actions):
-                try:
-                    match.apply_action(row.action, row.seat)
-                except ValueError as e:  # IllegalActionError included
-                    raise RecordError(deal.idx, j, str(e)) from None
-        return match
+        deals = [DealLog(row.dealer, parse_deck(row.deck), actions)
+                 for row, actions in zip(self.deals[:shown], self.actions[:shown], strict=True)]
+        return replay(self.options(), deals, seed=seed)
 
     def record(self, *, public: bool = False) -> dict[str, Any]:
         """The ``belote-record/1`` document, with id, seats and times as extra keys."""
@@ -127,19 +91,6 @@ class MatchLog:
         if self.match.finished_at is not None:
             extra["finished_at"] = self.match.finished_at.isoformat()
         return write_record(self.replay(public=public), **extra)
-
-
-def is_private(meta: dict[str, Any]) -> bool:
-    """Whether the table server's ``meta`` says the match was played at a private table."""
-    return meta.get("table", {}).get("private") is True
-
-
-def deck_text(deck: Sequence[Card]) -> str:
-    return " ".join(card_name(c) for c in deck)
-
-
-def parse_deck(text: str) -> list[Card]:
-    return [parse_card(part) for part in text.split(" ")]
 
 
 async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[MatchLog]:
@@ -154,7 +105,8 @@ async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[Mat
         .order_by(models.MatchSeat.match_id, models.MatchSeat.seat)
     )
     for s in seats:
-        logs[s.match_id].seats.append(Seat(s.kind, s.name, s.player_id, s.level))
+        logs[s.match_id].seats.append(Seat(SeatKind(s.kind), s.name, s.player_id,
+                                             None if s.level is None else Level(s.level)))
     deals = await session.scalars(
         select(models.Deal)
         .where(models.Deal.match_id.in_(logs))
@@ -170,7 +122,7 @@ async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[Mat
         .order_by(a.match_id, a.deal_idx, a.seq)
     )
     for match_id, deal_idx, seat, action, actor, version in logged:
-        logs[match_id].actions[deal_idx].append(LoggedRow(seat, action, actor, version))
+        logs[match_id].actions[deal_idx].append(LoggedAction(seat, action, actor, version))
     return [logs[i] for i in match_ids if i in logs]
 
 
@@ -187,10 +139,11 @@ class Repository:
         options: dict[str, Any],
         seats: Sequence[Seat],
         *,
-        meta: dict[str, Any] | None = None,
+        meta: MatchMeta | None = None,
         started_at: datetime | None = None,
     ) -> None:
-        """The match, its seats and its human players (created or renamed) at once."""
+        """The match, its seats and its human players (created or renamed) at once.
+        ``meta`` is the table server's (None for a match that was not a table's)."""
         if len(seats) != 4:
             raise ValueError("a match has four seats")
         flags = Options.make(variant, **options).changed()  # ValueError on a bad flag
@@ -201,92 +154,135 @@ class Repository:
                     await self._upsert_player(conn, seat.player_id, seat.name, at)
             await conn.execute(
                 insert(models.Match),
-                {"id": match_id, "variant": variant, "options": flags, "meta": meta or {},
-                 "private": is_private(meta or {}), "started_at": at, "total0": 0, "total1": 0},
+                {"id": match_id, "variant": variant, "options": flags,
+                 "meta": {} if meta is None else meta.stored(),
+                 "private": meta is not None and meta.table.private,
+                 "started_at": at, "total0": 0, "total1": 0},
             )
             await conn.execute(
                 insert(models.MatchSeat),
                 [{"match_id": match_id, "seat": i, "player_id": s.player_id, "name": s.name,
-                  "kind": s.kind, "level": s.level} for i, s in enumerate(seats)],
+                  "kind": s.kind.value, "level": s.level} for i, s in enumerate(seats)],
             )
 
     async def _upsert_player(
         self, conn: AsyncConnection, player_id: str, name: str, at: datetime
     ) -> None:
-        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-        stmt = dialect.insert(models.Player).values(id=player_id, name=name, created_at=at)
+        stmt = _dialect(conn).insert(models.Player).values(id=player_id, name=name, created_at=at)
         await conn.execute(
             stmt.on_conflict_do_update(index_elements=["id"], set_={"name": name})
         )
 
     async def start_deal(
         self, match_id: str, index: int, dealer: int, deck: Sequence[Card],
-        *, at: datetime | None = None,
+        *, at: datetime | None = None, epoch: int | None = None,
     ) -> None:
-        """A deal as dealt: its dealer and deck fix every hand (RECORD.md)."""
+        """A deal as dealt: its dealer and deck fix every hand (RECORD.md).  The same deal
+        again is a retry, and leaves the row as it is."""
+        d = models.Deal
         async with self.db.write() as conn:
-            await conn.execute(
-                insert(models.Deal),
-                {"match_id": match_id, "idx": index, "dealer": dealer, "deck": deck_text(deck),
-                 "started_at": at or now()},
+            await _fence(conn, match_id, epoch)
+            text = deck_text(deck)
+            done = await conn.execute(
+                _dialect(conn).insert(d).values(
+                    match_id=match_id, idx=index, dealer=dealer, deck=text,
+                    started_at=at or now(),
+                ).on_conflict_do_nothing()
             )
+            if done.rowcount == 0:
+                logged = (await conn.execute(select(d.dealer, d.deck).where(
+                    d.match_id == match_id, d.idx == index))).one()
+                if tuple(logged) != (dealer, text):
+                    raise StorageError(f"match {match_id!r}: deal {index} is logged otherwise")
 
     async def append_action(
-        self, match_id: str, deal_index: int, seq: int, seat: int, action: int,
-        *, actor: str | None = None, version: int | None = None, at: datetime | None = None,
+        self, match_id: str, deal_index: int, seq: int, entry: LoggedAction,
+        *, at: datetime | None = None, epoch: int | None = None,
     ) -> None:
         """One accepted engine action, ``seq`` its place in the deal's history (from 0).
 
-        A repeated or misplaced ``seq`` raises StorageError (primary key), so a log can
-        never hold two different actions at one place.
+        The same action at its place again is a retry and leaves the log as it is; any
+        other at a taken place raises StorageError, so a log can never hold two different
+        actions at one place.  Usually a single INSERT (after the fence, in a cluster).
         """
+        a = models.Action
         async with self.db.write() as conn:
-            await conn.execute(
-                insert(models.Action),
-                {"match_id": match_id, "deal_idx": deal_index, "seq": seq, "seat": seat,
-                 "action": action, "actor": actor, "version": version, "at": at or now()},
+            await _fence(conn, match_id, epoch)
+            done = await conn.execute(
+                _dialect(conn).insert(a).values(
+                    match_id=match_id, deal_idx=deal_index, seq=seq, seat=entry.seat,
+                    action=entry.action, actor=entry.by, version=entry.version,
+                    at=at or now(),
+                ).on_conflict_do_nothing()
             )
+            if done.rowcount == 0:
+                logged = (await conn.execute(select(a.seat, a.action, a.actor, a.version).where(
+                    a.match_id == match_id, a.deal_idx == deal_index, a.seq == seq))).one()
+                if LoggedAction(*logged) != entry:
+                    raise StorageError(
+                        f"match {match_id!r}: deal {deal_index} action {seq} is logged otherwise")
 
-    async def leave_seat(self, match_id: str, seat: int, version: int) -> None:
+    async def leave_seat(
+        self, match_id: str, seat: int, version: int, *, epoch: int | None = None
+    ) -> None:
         """Note in ``meta`` that a human left during the match (the seats row keeps who
         played, for history): a restart must give the seat to a bot."""
         async with self.db.write() as conn:
-            meta = left_seat(await _meta(conn, match_id), seat, version)
+            await _fence(conn, match_id, epoch)
+            meta = (await _meta(conn, match_id)).left_seat(seat, version)
             await conn.execute(
-                update(models.Match).where(models.Match.id == match_id).values(meta=meta)
+                update(models.Match).where(models.Match.id == match_id)
+                .values(meta=meta.stored())
             )
 
     async def finish_deal(
-        self, match_id: str, index: int, result: DealResult, *, at: datetime | None = None
+        self, match_id: str, index: int, result: DealResult, *, at: datetime | None = None,
+        epoch: int | None = None,
     ) -> None:
         """Store a deal's result, the facts history and stats read without replaying."""
         async with self.db.write() as conn:
+            await _fence(conn, match_id, epoch)
             done = await conn.execute(
                 update(models.Deal)
                 .where(models.Deal.match_id == match_id, models.Deal.idx == index)
                 .values(finished_at=at or now(), **result_columns(result))
             )
             if done.rowcount != 1:
-                raise ValueError(f"match {match_id!r} has no deal {index}")
+                raise StorageError(f"match {match_id!r} has no deal {index}")
 
     async def finish_match(
-        self, match_id: str, totals: tuple[int, int], winner: int | None,
-        *, reason: str = "won", forfeit: dict[str, int] | None = None,
-        at: datetime | None = None,
+        self, match_id: str, end: MatchEnd, *, at: datetime | None = None,
+        epoch: int | None = None,
     ) -> None:
         """Close a match (won, forfeit or abandoned): it is no longer recovered at start.
-        A forfeit's seat goes into ``meta``, for the table shown after a restart."""
+        A forfeit goes into ``meta`` too, for the table shown after a restart.  A match
+        already closed is left as it is (a retry)."""
+        m = models.Match
         async with self.db.write() as conn:
-            values: dict[str, Any] = {"finished_at": at or now(), "end_reason": reason,
-                                      "total0": totals[0], "total1": totals[1],
-                                      "winner": winner}
-            if forfeit is not None:
-                values["meta"] = await _meta(conn, match_id) | {"forfeit": forfeit}
+            await _fence(conn, match_id, epoch)
+            values: dict[str, Any] = {"finished_at": at or now(), "end_reason": end.reason.value,
+                                      "total0": end.totals[0], "total1": end.totals[1],
+                                      "winner": end.winner}
+            if end.forfeit is not None:
+                meta = await _meta(conn, match_id)
+                values["meta"] = meta.model_copy(update={"forfeit": end.forfeit}).stored()
             done = await conn.execute(
-                update(models.Match).where(models.Match.id == match_id).values(**values)
+                update(m).where(m.id == match_id, m.end_reason.is_(None)).values(**values)
             )
-            if done.rowcount != 1:
-                raise ValueError(f"no match {match_id!r}")
+            known = done.rowcount == 1 or await conn.scalar(select(m.id).where(m.id == match_id))
+            if not known:
+                raise StorageError(f"no match {match_id!r}")
+
+    async def claim(self, match_id: str) -> int | None:
+        """Take a match still on over for a node of the cluster: its epoch raised, so that
+        the writes of the node that had it are refused from now on.  The new epoch, or
+        None if the match is finished or unknown."""
+        m = models.Match
+        async with self.db.write() as conn:
+            epoch: int | None = await conn.scalar(
+                update(m).where(m.id == match_id, m.finished_at.is_(None))
+                .values(epoch=m.epoch + 1).returning(m.epoch))
+        return epoch
 
     async def load(self, match_id: str) -> MatchLog | None:
         async with self.db.read() as session:
@@ -304,6 +300,13 @@ class Repository:
             )
             return await load_logs(session, list(ids))
 
+    async def unfinished_ids(self) -> list[str]:
+        """The ids of the matches still on (a cluster finds orphans among them)."""
+        async with self.db.read() as session:
+            ids = await session.scalars(
+                select(models.Match.id).where(models.Match.finished_at.is_(None)))
+            return list(ids)
+
     async def load_unfinished(self) -> list[MatchLog]:
         """Every match still on, oldest first, to rebuild its table with ``replay()``."""
         async with self.db.read() as session:
@@ -315,13 +318,30 @@ class Repository:
             return await load_logs(session, list(ids))
 
 
-async def _meta(conn: AsyncConnection, match_id: str) -> dict[str, Any]:
+async def _meta(conn: AsyncConnection, match_id: str) -> MatchMeta:
     """The match's ``meta``, read in the write that changes it."""
     meta: dict[str, Any] | None = await conn.scalar(
         select(models.Match.meta).where(models.Match.id == match_id))
     if meta is None:
-        raise ValueError(f"no match {match_id!r}")
-    return meta
+        raise StorageError(f"no match {match_id!r}")
+    return MatchMeta.model_validate(meta)
+
+
+async def _fence(conn: AsyncConnection, match_id: str, epoch: int | None) -> None:
+    """In a cluster, refuse a write of a node whose hold on the match has passed to another
+    (``Fenced``).  The row stays share-locked until the write commits, so a takeover (an
+    UPDATE of the epoch) waits for it and then reads a log that holds it."""
+    if epoch is None:
+        return
+    m = models.Match
+    held = await conn.scalar(select(m.epoch).where(m.id == match_id).with_for_update(read=True))
+    if held != epoch:
+        raise Fenced(f"match {match_id!r} is another node's now (epoch {held}, not {epoch})")
+
+
+def _dialect(conn: AsyncConnection) -> Any:
+    """The dialect module whose ``insert`` has ``on_conflict_do_*``: both have them."""
+    return postgresql if conn.dialect.name == "postgresql" else sqlite
 
 
 def result_columns(result: DealResult) -> dict[str, Any]:

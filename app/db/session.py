@@ -32,7 +32,8 @@ from .url import async_url, ensure_sqlite_dir
 # A dead server must fail a write fast (StorageUnavailable), not hang a table.
 CONNECT_TIMEOUT = 5.0
 # Seconds one PostgreSQL statement (BEGIN and COMMIT included) may take before it is
-# cancelled: a stalled server or connection must not hang a table silently.
+# cancelled: a stalled server or connection must not hang a table silently.  The
+# default of ``Database(statement_timeout=...)`` (the server's: DATABASE_TIMEOUT).
 STATEMENT_TIMEOUT = 5.0
 
 # SQLSTATEs that mean "not now": connection exceptions (class 08), insufficient
@@ -70,7 +71,8 @@ def translate_errors() -> Iterator[None]:
         raise StorageError(f"database refused the write: {getattr(e, 'orig', e)}") from e
 
 
-def make_engine(url: URL, **kwargs: Any) -> AsyncEngine:
+def make_engine(url: URL, statement_timeout: float = STATEMENT_TIMEOUT,
+                **kwargs: Any) -> AsyncEngine:
     """An async engine with each backend's settings for short, frequent writes."""
     if url.get_backend_name() == "sqlite":
         ensure_sqlite_dir(url)
@@ -82,7 +84,7 @@ def make_engine(url: URL, **kwargs: Any) -> AsyncEngine:
     # server that stopped answering (its own statement_timeout would not).
     return create_async_engine(
         url, pool_pre_ping=True,
-        connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": STATEMENT_TIMEOUT},
+        connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": statement_timeout},
         **kwargs,
     )
 
@@ -99,9 +101,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 class Database:
     """One engine for the process: writes through :meth:`write`, reads through sessions."""
 
-    def __init__(self, database_url: str, **engine_kwargs: Any) -> None:
+    def __init__(self, database_url: str, statement_timeout: float = STATEMENT_TIMEOUT,
+                 **engine_kwargs: Any) -> None:
         self.url = async_url(database_url)
-        self.engine = make_engine(self.url, **engine_kwargs)
+        self.engine = make_engine(self.url, statement_timeout, **engine_kwargs)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # SQLite takes one writer at a time; queueing here beats "database is locked".
         self._write_lock: contextlib.AbstractAsyncContextManager[Any] = (

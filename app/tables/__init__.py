@@ -36,6 +36,7 @@ from .commands import (
     BotMove,
     Detach,
     LeaveSeat,
+    Moved,
     PlayAction,
     Rematch,
     RemoveBot,
@@ -45,11 +46,9 @@ from .commands import (
 )
 from .errors import TableError
 from .lobby import Lobby
-from .status import OVER
 from .table import Table, TableConfig
 
 __all__ = [
-    "OVER",
     "AddBot",
     "Attach",
     "BotMove",
@@ -58,6 +57,7 @@ __all__ = [
     "Detach",
     "LeaveSeat",
     "Lobby",
+    "Moved",
     "PlayAction",
     "Rematch",
     "RemoveBot",

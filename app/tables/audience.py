@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..models import TablePublic
-from ..protocol import CLOSE_REPLACED, State
+from ..protocol import CloseCode, State, StateKind
 from ..views import spectator_view
+from ..vocabulary import TableStatus
 from .clients import Client
-from .status import PLAYING
 
 if TYPE_CHECKING:
     from .table import Table
@@ -46,7 +46,7 @@ class Audience:
         """``client`` becomes its player's one socket here; an older one is closed."""
         old = self._clients.get(client.player.id)
         if old is not None:
-            old.close(CLOSE_REPLACED, "replaced by a newer connection")
+            old.close(CloseCode.REPLACED, "replaced by a newer connection")
         self._clients[client.player.id] = client
 
     def leave(self, client: Client) -> bool:
@@ -56,7 +56,7 @@ class Audience:
         del self._clients[client.player.id]
         return True
 
-    def close_all(self, code: int, reason: str) -> None:
+    def close_all(self, code: CloseCode, reason: str) -> None:
         for client in self._clients.values():
             client.close(code, reason)
 
@@ -98,14 +98,14 @@ class Audience:
             if client is not skip:
                 client.send(self._state(client, "event", event_for(client.seat), info))
 
-    def _state(self, client: Client, kind: str, event: dict[str, Any] | None,
+    def _state(self, client: Client, kind: StateKind, event: dict[str, Any] | None,
                info: TablePublic) -> str:
         """A snapshot or event for ``client`` alone, built from its seat's view now."""
         table = self._table
         match = table.match
         deadline = table.turns.deadline
         return State(
-            type=kind,  # type: ignore[arg-type]
+            type=kind,
             version=table.version,
             event=event,
             table=info,
@@ -113,6 +113,6 @@ class Audience:
             view=None if match is None else (
                 spectator_view(match) if client.seat is None
                 else match.observation(client.seat).to_dict()),
-            turn=match.current_player() if table.status == PLAYING and match else None,
+            turn=match.current_player() if table.status == TableStatus.PLAYING and match else None,
             deadline=None if deadline is None else int(deadline * 1000),
         ).model_dump_json()

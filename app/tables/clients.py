@@ -6,14 +6,14 @@ import asyncio
 from dataclasses import dataclass
 
 from ..auth import Player
-from ..protocol import CLOSE_TOO_SLOW
+from ..protocol import CloseCode
 
 
 @dataclass(frozen=True, slots=True)
 class Close:
     """Put in an outbox: the socket's writer closes the socket with this code."""
 
-    code: int
+    code: CloseCode
     reason: str
 
 
@@ -35,11 +35,11 @@ class Client:
         if self.closed:
             return
         if self.outbox.qsize() >= self._limit:
-            self.close(CLOSE_TOO_SLOW, "too many unread messages")
+            self.close(CloseCode.TOO_SLOW, "too many unread messages")
         else:
             self.outbox.put_nowait(text)
 
-    def close(self, code: int, reason: str) -> None:
+    def close(self, code: CloseCode, reason: str) -> None:
         if not self.closed:
             self.closed = True
             self.outbox.put_nowait(Close(code, reason))

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ai import Level
 from engine import Action
 
 from ..auth import Player
+from ..vocabulary import Actor, TableStatus
 from .clients import Client
 
 # ------------------------------------------------------------------ from players
@@ -32,7 +34,7 @@ class LeaveSeat:
 class AddBot:
     player: Player
     seat: int
-    level: str
+    level: Level
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,7 @@ class BotMove:
     version: int
     seat: int
     action: Action
-    by: str  # bot, cover (player away), timeout
+    by: Actor
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +115,15 @@ class Stop:
 class Expire:
     """Close the table if it is still ``status``: a match never started, or long finished."""
 
-    status: str
+    status: TableStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """Another node of the cluster holds the table now (docs/cluster.md): let it go here."""
 
 
 Command = (
     SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
-    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Stop
+    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Moved | Stop
 )

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from ..metrics import STORAGE_FAILURES
-from ..storage import StorageUnavailable
+from ..storage import Fenced, StorageUnavailable
 
 log = logging.getLogger(__package__)
 
@@ -27,13 +27,18 @@ RETRY_FIRST, RETRY_MAX = 0.1, 5.0  # seconds between retries of a failed write
 class Journal:
     """Storage writes of one table.  :meth:`write` answers whether the write is done;
     once it has said False, the table is ``behind`` until it calls :meth:`caught_up`
-    after ``on_drained`` (called from the retry task when nothing waits any more)."""
+    after ``on_drained`` (called from the retry task when nothing waits any more).
 
-    def __init__(self, on_drained: Callable[[], None]) -> None:
+    A write refused as ``Fenced`` (a cluster node whose table another node has taken
+    over) is not retried: nothing more is written, and ``on_fenced`` tells the table."""
+
+    def __init__(self, on_drained: Callable[[], None], on_fenced: Callable[[], None]) -> None:
         self._on_drained = on_drained
+        self._on_fenced = on_fenced
         self._waiting: list[Write] = []
         self._retrying: asyncio.Task[None] | None = None
         self.behind = False
+        self._lost = False  # fenced: no write will ever be done
 
     async def write(self, write: Write) -> bool:
         """Do ``write`` now, or queue it behind those still waiting (False then)."""
@@ -41,13 +46,24 @@ class Journal:
             try:
                 await write()
                 return True
+            except Fenced:
+                self._fenced()
+                return False
             except Exception as exc:
                 _report(exc, "a write failed; the table holds until it is written")
                 self.behind = True
+        elif self._lost:
+            return False
         self._waiting.append(write)
         if self._retrying is None or self._retrying.done():
             self._retrying = asyncio.create_task(self._retry())
         return False
+
+    def _fenced(self) -> None:
+        log.warning("another node holds the table now; this one lets it go")
+        self.behind = self._lost = True
+        self._waiting.clear()
+        self._on_fenced()
 
     def caught_up(self) -> bool:
         """The table's turn after ``on_drained``: True (and no longer behind) if nothing
@@ -69,6 +85,9 @@ class Journal:
             await asyncio.sleep(delay)
             try:
                 await self._waiting[0]()
+            except Fenced:
+                self._fenced()
+                return
             except Exception as exc:
                 _report(exc, "a retried write failed")
                 delay = min(2 * delay, RETRY_MAX)

@@ -13,15 +13,21 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from engine import Options
 
 from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
-from ..storage import Storage
+from ..matchlog import MatchMeta, Owner, TableMeta
+from ..matchlog import Seat as LoggedSeat
+from ..storage import Storage, StoredMatch
+from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clock import Clock, LoopClock
 from .errors import TableError, shutting_down
-from .status import PLAYING, WAITING
+from .presence import await_return
+from .seats import Seat
 from .table import Services, Table, TableConfig
 
 log = logging.getLogger(__package__)
@@ -108,20 +114,68 @@ class Lobby:
         storage, settings = self._services.storage, self._services.settings
         recent = await storage.load_finished(time.time() - settings.finished_table_ttl)
         for stored in [*await storage.load_unfinished(), *recent]:
-            try:
-                config, owner = _settings_of(stored.meta)
-            except (KeyError, TypeError, ValueError) as exc:  # not written by this server
-                log.error("match %s not restored, its metadata is not a table's: %r",
-                          stored.table_id, exc)
+            self.adopt(stored)
+
+    def adopt(self, stored: StoredMatch, turn: tuple[int, int, float] | None = None) -> bool:
+        """The table of a logged match, rebuilt here (a restart, or a takeover from another
+        node, which passes the human ``turn`` timed then).  A damaged log is reported and
+        skipped (False): one stops no other."""
+        restored = Table(stored.table_id, _config_of(stored.meta),
+                         Player(stored.meta.owner.id, stored.meta.owner.name), self._services)
+        try:
+            restored.resume(stored, turn)
+        except ValueError as exc:
+            log.error("match %s not restored: %r", stored.table_id, exc)
+            restored.let_go()
+            return False
+        self._add(restored, None)
+        return True
+
+    def park(self, table: Table) -> str:
+        """A waiting table as JSON, for another node to :meth:`unpark` when this one stops
+        (docs/cluster.md): only a started match is in the log, a waiting table travels
+        whole."""
+        config = table.config
+        return Parked(
+            variant=config.options.variant, options=config.options.changed(),
+            table=TableMeta(name=config.name, turn_seconds=config.turn_seconds,
+                            private=config.private, timeout_forfeits=config.timeout_forfeits),
+            owner=Owner(id=table.owner.id, name=table.owner.name),
+            seats=[None if s.kind == SeatKind.EMPTY else
+                   LoggedSeat(s.kind, s.player.name if s.player else "Bot",
+                              s.player.id if s.player else None, s.level)
+                   for s in table.seats],
+            version=table.version, seed=table.seed, created_at=table.created_at,
+        ).model_dump_json()
+
+    def unpark(self, table_id: str, text: str) -> Table:
+        """A waiting table another node parked, here; its humans get ``reconnect_grace``
+        to come back, as after a restart."""
+        parked = Parked.model_validate_json(text)
+        config = TableConfig(parked.table.name, Options.make(parked.variant, **parked.options),
+                             parked.table.turn_seconds, parked.table.private,
+                             parked.table.timeout_forfeits)
+        table = Table(table_id, config, Player(parked.owner.id, parked.owner.name),
+                      self._services)
+        table.version, table.seed, table.created_at = (parked.version, parked.seed,
+                                                       parked.created_at)
+        for index, seat in enumerate(parked.seats):
+            if seat is None:
                 continue
-            restored = Table(stored.table_id, config, owner, self._services)
-            try:
-                restored.resume(stored)
-            except (KeyError, TypeError, ValueError) as exc:  # one damaged log stops no other
-                log.error("match %s not restored: %r", stored.table_id, exc)
-                await restored.stop(1.0)
-                continue
-            self._add(restored, None)
+            if seat.player_id is None:
+                table.seats[index] = Seat(kind=SeatKind.BOT, level=seat.level)
+            else:
+                player = Player(seat.player_id, seat.name)
+                table.seats[index] = Seat(kind=SeatKind.HUMAN, player=player)
+                await_return(table, player, index)
+        self._add(table, None)
+        return table
+
+    def listed(self) -> list[tuple[int, str]]:
+        """The public waiting tables as the cluster's lobby lists them: (created, epoch
+        milliseconds; the table's JSON)."""
+        return [(int(t.created_at * 1000), self._table_json(t).decode())
+                for t in self.tables.values() if _listed(t)]
 
     def get(self, table_id: str) -> Table:
         if self.stopping:
@@ -151,7 +205,7 @@ class Lobby:
             if len(page) == limit:
                 return page, total, numbers[index + 1]
             table = listing.tables[index]
-            if table.status == WAITING:
+            if table.status == TableStatus.WAITING:
                 page.append(self._table_json(table))
         return page, total, None
 
@@ -192,10 +246,10 @@ class Lobby:
         """Refuse a new table to a holder (a player, an address) with ``cap`` open tables,
         waiting or playing (finished ones do not count); Retry-After is when the oldest
         of its waiting tables expires, if one is waiting."""
-        open_ = [self.tables[i] for i in held or () if self.tables[i].status in (WAITING, PLAYING)]
+        open_ = [self.tables[i] for i in held or () if self.tables[i].status in OPEN]
         if len(open_) < cap:
             return
-        waiting = [self._created[t.id][1] for t in open_ if t.status == WAITING]
+        waiting = [self._created[t.id][1] for t in open_ if t.status == TableStatus.WAITING]
         retry = None
         if waiting:
             expires = min(waiting) + self._settings.waiting_table_ttl
@@ -214,21 +268,32 @@ class Lobby:
         return text
 
 
-def _settings_of(meta: dict[str, Any]) -> tuple[TableConfig, Player]:
-    """A logged match's table settings and creator (``meta``, as Table._start wrote it)."""
-    table = meta["table"]
-    config = TableConfig(
-        name=table["name"],
-        options=Options.make(meta["variant"], **meta["options"]),
-        turn_seconds=table["turn_seconds"],
-        private=table["private"],
-        timeout_forfeits=table["timeout_forfeits"],
+class Parked(BaseModel):
+    """A waiting table between two nodes (:meth:`Lobby.park`); None for an empty seat."""
+
+    variant: str
+    options: dict[str, Any]
+    table: TableMeta
+    owner: Owner
+    seats: list[LoggedSeat | None]
+    version: int
+    seed: int
+    created_at: float
+
+
+def _config_of(meta: MatchMeta) -> TableConfig:
+    """A logged match's table settings."""
+    return TableConfig(
+        name=meta.table.name,
+        options=meta.match_options(),
+        turn_seconds=meta.table.turn_seconds,
+        private=meta.table.private,
+        timeout_forfeits=meta.table.timeout_forfeits,
     )
-    return config, Player(meta["owner"]["id"], meta["owner"]["name"])
 
 
 def _listed(table: Table) -> bool:
-    return table.status == WAITING and not table.config.private
+    return table.status == TableStatus.WAITING and not table.config.private
 
 
 def _unindex(index: dict[str, set[str]], key: str, table_id: str) -> None:

@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING, Any
 from engine import Action, IllegalActionError, parse_action
 from engine.errors import UnknownActionError
 
+from ..matchlog import LoggedAction
 from ..metrics import ACTION_BROADCAST, ACTIONS
 from ..models import Forfeit
 from ..protocol import Ack, Error
-from ..storage import LoggedAction
-from ..views import action_event
+from ..views import action_event, trick_event
+from ..vocabulary import Actor, TableStatus
 from .clients import Client
 from .commands import BotMove, PlayAction, TurnTimeout
 from .presence import arrive
-from .status import LOG_DOWN, PLAYING, WAITING
+from .status import LOG_DOWN
 
 if TYPE_CHECKING:
     from .table import Table
@@ -39,7 +40,7 @@ class Held:
 
     seat: int
     action: Action
-    by: str
+    by: Actor
     reply: tuple[str, str] | None
 
 
@@ -65,7 +66,7 @@ async def bot_move(table: Table, command: BotMove) -> None:
     seat, action, by = command.seat, command.action, command.by
     # A cover move decided before its player came back is dropped: the player's snapshot
     # already shows the turn as theirs.
-    back = by == "cover" and not table.seats[seat].covered
+    back = by == Actor.COVER and not table.seats[seat].covered
     if command.version != table.version or not table.moving or back:
         return
     assert table.match is not None
@@ -91,7 +92,7 @@ async def turn_timeout(table: Table, command: TurnTimeout) -> None:
     if held.missed >= table.settings.missed_turns_to_bot and not held.autoplay:
         held.autoplay = True
         table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat})
-    table.turns.think(seat, table.settings.cover_level, "timeout", 0)
+    table.turns.think(seat, table.settings.cover_level, Actor.TIMEOUT, 0)
 
 
 async def _try(table: Table, client: Client, action_id: str, version: int,
@@ -104,9 +105,9 @@ async def _try(table: Table, client: Client, action_id: str, version: int,
     seat = client.seat
     if seat is None:
         return error("not_seated", "only a seated player may act")
-    if table.status == WAITING:
+    if table.status == TableStatus.WAITING:
         return error("not_started", "the match has not started")
-    if table.status != PLAYING:
+    if table.status != TableStatus.PLAYING:
         return error("game_over", "the match is over")
     if table.journal.behind:
         return error("storage_unavailable", LOG_DOWN)
@@ -117,7 +118,7 @@ async def _try(table: Table, client: Client, action_id: str, version: int,
     except ValueError as exc:
         return error(UnknownActionError.code, str(exc))
     try:
-        if not await apply(table, seat, action, "player", (client.player.id, action_id)):
+        if not await apply(table, seat, action, Actor.PLAYER, (client.player.id, action_id)):
             return None
     except IllegalActionError as exc:
         return error(exc.code, str(exc))
@@ -134,7 +135,7 @@ def acted(table: Table, seat: int, action_id: str) -> str:
 
 
 async def apply(
-    table: Table, seat: int, action: Action, by: str, reply: tuple[str, str] | None = None
+    table: Table, seat: int, action: Action, by: Actor, reply: tuple[str, str] | None = None
 ) -> bool:
     """Check an action, log it, and only then apply it and tell everyone.
 
@@ -146,9 +147,12 @@ async def apply(
     """
     assert table.match is not None and table.match.deal is not None
     started = time.perf_counter()
-    table.match.deal.copy().apply(action, seat)  # the engine's own checks, on a copy
-    entry = LoggedAction(table.version + 1, seat, action, by)
-    if not await table.write(partial(table.services.storage.append_action, table.id, entry)):
+    deal = table.match.deal
+    deal.copy().apply(action, seat)  # the engine's own checks, on a copy
+    index, seq = len(table.match.deals) - 1, len(deal.history)  # its place in the log
+    entry = LoggedAction(seat, action, by, table.version + 1)
+    storage = table.services.storage
+    if not await table.write(partial(storage.append_action, table.id, index, seq, entry)):
         table.held = Held(seat, action, by, reply)
         return False
     await applied(table, seat, action, by)
@@ -156,22 +160,25 @@ async def apply(
     return True
 
 
-async def applied(table: Table, seat: int, action: Action, by: str) -> None:
-    """A logged action: apply it, log the deal results it produced, tell everyone."""
+async def applied(table: Table, seat: int, action: Action, by: Actor) -> None:
+    """A logged action: apply it, log the deal result and the next deal it produced, tell
+    everyone."""
     match = table.match
     assert match is not None
-    finished = len(match.results)
+    finished, dealt = len(match.results), len(match.deals)
     match.apply_action(action, seat)
     table.version += 1
     ACTIONS.inc()
-    storage = table.services.storage
-    results = [r.to_dict() for r in match.results[finished:]]
-    for index, result in enumerate(results, finished):
-        await table.write(partial(storage.finish_deal, table.id, index, result))
+    for index in range(finished, len(match.results)):
+        result = match.results[index]
+        await table.write(partial(table.services.storage.finish_deal, table.id, index, result))
+    for index in range(dealt, len(match.deals)):
+        await table.log_deal(index)
     if match.is_over:
         await table.finish()
+    results = [r.to_dict() for r in match.results[finished:]]
     table.turns.schedule()
-    extra: dict[str, Any] = {"by": by}
+    extra: dict[str, Any] = {"by": by} | trick_event(match, action)
     if results:
         extra["deal_results"] = results
     table.audience.broadcast(lambda viewer: action_event(seat, action, viewer) | extra)

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from ..auth import Player
 from ..models import TablePublic
+from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clients import Client
 from .commands import Attach, Detach, GraceOver, TakeBack
 from .errors import TableError
 from .seats import Seat
-from .status import PLAYING, WAITING
 
 if TYPE_CHECKING:
     from .table import Table
@@ -39,7 +39,7 @@ async def detach(table: Table, command: Detach) -> None:
     if not table.audience.leave(client):
         return  # already replaced by a newer socket
     seat = client.seat
-    if seat is None or table.status not in (WAITING, PLAYING):
+    if seat is None or table.status not in OPEN:
         return
     table.seats[seat].connected = False
     await_return(table, client.player, seat)
@@ -57,7 +57,7 @@ async def take_back(table: Table, command: TakeBack) -> None:
 
 async def grace_over(table: Table, command: GraceOver) -> None:
     held = table.seats[command.seat]
-    if held.holds(command.player) and not held.connected and table.status in (WAITING, PLAYING):
+    if held.holds(command.player) and not held.connected and table.status in OPEN:
         if not table.journal.behind:
             await release(table, command.seat)
         else:  # the release is logged: wait for the log like everything else
@@ -74,13 +74,13 @@ async def release(table: Table, seat: int) -> TablePublic:
         if client is not None:
             client.seat = None
         table.audience.forget(held.player.id)
-    if table.status == WAITING:
+    if table.status == TableStatus.WAITING:
         table.seats[seat] = Seat()
     else:
-        table.seats[seat] = Seat(kind="bot", level=table.settings.cover_level)
+        table.seats[seat] = Seat(kind=SeatKind.BOT, level=table.settings.cover_level)
         storage = table.services.storage
         await table.write(partial(storage.leave_seat, table.id, seat, table.version + 1))
-    if not any(s.kind == "human" for s in table.seats):
+    if not any(s.kind == SeatKind.HUMAN for s in table.seats):
         await table.close("no players left")
         return table.info()
     return table.changed({"kind": "seat", "seat": seat})

@@ -10,14 +10,17 @@ from typing import TYPE_CHECKING
 
 from engine import Match
 
+from .. import matchlog
 from ..auth import Player
+from ..matchlog import MatchMeta, Owner, TableMeta
 from ..models import TablePublic
 from ..storage import StorageUnavailable
+from ..vocabulary import SeatKind, TableStatus
 from .commands import AddBot, LeaveSeat, Rematch, RemoveBot, SitDown, StartMatch
 from .errors import TableError
 from .presence import await_return, release
 from .seats import Seat
-from .status import LOG_DOWN, OVER, PLAYING, WAITING
+from .status import LOG_DOWN
 
 if TYPE_CHECKING:
     from .table import Table
@@ -27,14 +30,14 @@ log = logging.getLogger(__package__)
 
 async def sit_down(table: Table, command: SitDown) -> TablePublic:
     player, seat = command.player, command.seat
-    if seat_at(table, seat).kind != "empty":
+    if seat_at(table, seat).kind != SeatKind.EMPTY:
         raise TableError("seat_taken", f"seat {seat} is taken")
-    if table.status != WAITING:
+    if table.status != TableStatus.WAITING:
         raise TableError("not_waiting", "the match has already started")
     if seat_of(table, player) is not None:
         raise TableError("already_seated", "you already have a seat at this table")
     client = table.audience.get(player.id)
-    table.seats[seat] = Seat(kind="human", player=player, connected=client is not None)
+    table.seats[seat] = Seat(kind=SeatKind.HUMAN, player=player, connected=client is not None)
     if client is not None:
         client.seat = seat
     return table.changed({"kind": "seat", "seat": seat})
@@ -43,7 +46,7 @@ async def sit_down(table: Table, command: SitDown) -> TablePublic:
 async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
     if not seat_at(table, command.seat).holds(command.player):
         raise TableError("not_your_seat", "only the seat's own player may leave", 403)
-    if table.status not in (WAITING, PLAYING):
+    if table.status not in (TableStatus.WAITING, TableStatus.PLAYING):
         raise TableError("game_over", "the match is over")
     if table.journal.behind:
         raise TableError("storage_unavailable", LOG_DOWN, 503)
@@ -52,15 +55,15 @@ async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
 
 async def add_bot(table: Table, command: AddBot) -> TablePublic:
     check_manager(table, command.player)
-    if seat_at(table, command.seat).kind != "empty":
+    if seat_at(table, command.seat).kind != SeatKind.EMPTY:
         raise TableError("seat_taken", f"seat {command.seat} is taken")
-    table.seats[command.seat] = Seat(kind="bot", level=command.level)
+    table.seats[command.seat] = Seat(kind=SeatKind.BOT, level=command.level)
     return table.changed({"kind": "seat", "seat": command.seat})
 
 
 async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
     check_manager(table, command.player)
-    if seat_at(table, command.seat).kind != "bot":
+    if seat_at(table, command.seat).kind != SeatKind.BOT:
         raise TableError("not_a_bot", f"seat {command.seat} holds no bot")
     table.seats[command.seat] = Seat()
     return table.changed({"kind": "seat", "seat": command.seat})
@@ -68,37 +71,32 @@ async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
 
 async def start_match(table: Table, command: StartMatch) -> TablePublic:
     check_manager(table, command.player)
-    if any(s.kind == "empty" for s in table.seats):
+    if any(s.kind == SeatKind.EMPTY for s in table.seats):
         raise TableError("seats_empty", "every seat needs a player or a bot")
-    if not any(s.kind == "human" for s in table.seats):
+    if not any(s.kind == SeatKind.HUMAN for s in table.seats):
         raise TableError("no_humans", "a match needs at least one human")
-    record_seats = [
-        {"name": s.player.name, "kind": "human"} if s.player else
-        {"name": "Bot", "kind": "bot", "level": s.level}
-        for s in table.seats
-    ]
     config, owner = table.config, table.owner
+    meta = MatchMeta(
+        variant=config.options.variant,
+        options=config.options.changed(),
+        seed=table.seed,
+        seats=[matchlog.Seat(SeatKind.HUMAN, s.player.name, s.player.id) if s.player else
+               matchlog.Seat(SeatKind.BOT, "Bot", level=s.level) for s in table.seats],
+        version=table.version + 1,
+        table=TableMeta(name=config.name, turn_seconds=config.turn_seconds,
+                        private=config.private, timeout_forfeits=config.timeout_forfeits),
+        owner=Owner(id=owner.id, name=owner.name),
+    )
     try:  # seats are fixed from now on: logging them here is all a restart needs
-        await table.services.storage.create_match(table.id, {
-            "variant": config.options.variant,
-            "options": config.options.changed(),
-            "seed": table.seed,
-            "seats": [  # the record's seats, plus who the humans are (not in the record)
-                entry | ({"player_id": s.player.id} if s.player else {})
-                for entry, s in zip(record_seats, table.seats, strict=True)
-            ],
-            "version": table.version + 1,
-            "table": {"name": config.name, "turn_seconds": config.turn_seconds,
-                      "private": config.private, "timeout_forfeits": config.timeout_forfeits},
-            "owner": {"id": owner.id, "name": owner.name},
-        })
+        await table.services.storage.create_match(table.id, meta)
     except StorageUnavailable:
         raise TableError("storage_unavailable", LOG_DOWN, 503) from None
     table.match = Match(config.options, seed=table.seed)
-    table.status = PLAYING
+    table.status = TableStatus.PLAYING
     table.tag_logs()
     log.info("match started: %s", config.options.variant)
-    table.record_seats = record_seats
+    table.meta = meta
+    await table.log_deal(0)
     for index, held in enumerate(table.seats):  # the grace runs for those not here yet
         if held.player is not None and not held.connected:
             await_return(table, held.player, index)
@@ -110,17 +108,17 @@ async def rematch(table: Table, command: Rematch) -> TablePublic:
     bots, in the same seat.  The first to ask creates it and everyone here is told its
     id (event ``rematch``); the others asking join that one while it is waiting."""
     player = command.player
-    if table.status != OVER:
+    if table.status != TableStatus.OVER:
         raise TableError("not_over", "a rematch follows a finished match")
     seat = seat_of(table, player)
     if seat is None:
         raise TableError("not_allowed", "only a player of the match may ask for a rematch", 403)
     new = table.rematch
-    if new is None or new.status != WAITING:
+    if new is None or new.status != TableStatus.WAITING:
         new = table.rematch = table.services.create(player, table.config)
         level = table.settings.cover_level
         for index, held in enumerate(table.seats):
-            if held.kind == "bot":
+            if held.kind == SeatKind.BOT:
                 await new.submit(AddBot(player, index, held.level or level))
         new_id = new.id
         table.audience.broadcast(lambda viewer: {"kind": "rematch", "table_id": new_id})
@@ -145,5 +143,5 @@ def check_manager(table: Table, player: Player) -> None:
     seat of a public table must not fill it with bots and start it."""
     if player.id != table.owner.id:
         raise TableError("not_allowed", "only the table's creator may", 403)
-    if table.status != WAITING:
+    if table.status != TableStatus.WAITING:
         raise TableError("not_waiting", "the match has already started")

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ai import Level
+
 from ..auth import Player
 from ..models import SeatPublic
+from ..vocabulary import SeatKind
 from .clock import Timer
 
 
 @dataclass(slots=True)
 class Seat:
-    kind: str = "empty"  # empty, human, bot
+    kind: SeatKind = SeatKind.EMPTY
     player: Player | None = None
-    level: str | None = None  # a bot's level
+    level: Level | None = None  # a bot's
     connected: bool = False
     missed: int = 0  # turns in a row the timer played for this human
     autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
@@ -24,16 +27,16 @@ class Seat:
     def covered(self) -> bool:
         """A human seat whose turns a bot plays now: away, or asleep at the table."""
         away = not self.connected and not self.returning
-        return self.kind == "human" and (self.autoplay or away)
+        return self.kind == SeatKind.HUMAN and (self.autoplay or away)
 
     def holds(self, player: Player) -> bool:
         return self.player is not None and self.player.id == player.id
 
     def public(self) -> SeatPublic:
         return SeatPublic(
-            kind=self.kind,  # type: ignore[arg-type]
+            kind=self.kind,
             name=None if self.player is None else self.player.name,
-            level=self.level,  # type: ignore[arg-type]
+            level=self.level,
             connected=self.connected,
             autoplay=self.autoplay,
         )

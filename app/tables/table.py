@@ -24,9 +24,11 @@ from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
 from ..logs import MATCH_ID, TABLE_ID
+from ..matchlog import MatchEnd, MatchMeta
 from ..models import Forfeit, TablePublic
-from ..protocol import CLOSE_NO_TABLE, CLOSE_RESTART, Error
+from ..protocol import CloseCode, Error
 from ..storage import Storage, StoredMatch
+from ..vocabulary import EndReason, SeatKind, TableStatus
 from . import play, presence, seating
 from .audience import Audience
 from .clock import Clock, LoopClock, Timer
@@ -40,6 +42,7 @@ from .commands import (
     GraceOver,
     LeaveSeat,
     Logged,
+    Moved,
     PlayAction,
     Rematch,
     RemoveBot,
@@ -52,7 +55,6 @@ from .commands import (
 from .errors import TableError, shutting_down
 from .journal import Journal, Write
 from .seats import Seat
-from .status import CLOSED, OVER, PLAYING, WAITING
 from .turns import Turns
 
 log = logging.getLogger(__package__)  # "app.tables", as operators see it (docs/operations.md)
@@ -91,30 +93,31 @@ class Table:
         self.owner = owner
         self.seats = [Seat() for _ in range(4)]
         self.match: Match | None = None
-        self.status = WAITING
+        self.status = TableStatus.WAITING
         self.version = 0
         self.forfeit: Forfeit | None = None
         self.rematch: Table | None = None  # the new table a finished match's players go to
         self.seed = secrets.randbits(63)
+        self.created_at = services.clock.time()  # wall clock: the lobby's order, any node
         self.services = services
         self.settings = services.settings
         self.clock = services.clock
         self.audience = Audience(self)
         self.turns = Turns(self)
-        self.journal = Journal(partial(self.post, Logged()))
+        self.journal = Journal(partial(self.post, Logged()), partial(self.post, Moved()))
         self.held: play.Held | None = None  # the action whose log write waits
-        self.record_seats: list[dict[str, Any]] = []
+        self.meta: MatchMeta | None = None  # as logged at the start
         self._stopping = False
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"table-{table_id}")
         self._expiry: Timer | None = self.clock.call_later(
-            self.settings.waiting_table_ttl, partial(self.post, Expire(WAITING)))
+            self.settings.waiting_table_ttl, partial(self.post, Expire(TableStatus.WAITING)))
 
     # ------------------------------------------------------------- entry points
 
     async def submit(self, command: Command) -> Any:
         """Queue ``command`` and wait for the actor's answer (or its TableError)."""
-        if self.status == CLOSED:
+        if self.status == TableStatus.CLOSED:
             raise TableError("no_table", "the table is closed", 404)
         if self._stopping:
             raise shutting_down()
@@ -124,7 +127,7 @@ class Table:
 
     def post(self, command: Command) -> None:
         """Queue ``command`` without waiting; ignored once the table is closed or stopping."""
-        if self.status != CLOSED and not self._stopping:
+        if self.status != TableStatus.CLOSED and not self._stopping:
             self._queue.put_nowait((command, None))
 
     async def stop(self, timeout: float) -> None:
@@ -139,7 +142,7 @@ class Table:
         if retrying is not None:
             await _finish_by(retrying, deadline)
         self._cancel_timers()
-        self.audience.close_all(CLOSE_RESTART, "server restarting")
+        self.audience.close_all(CloseCode.RESTART, "server restarting")
 
     @property
     def connections(self) -> int:
@@ -148,7 +151,7 @@ class Table:
     @property
     def moving(self) -> bool:
         """Whether moves are taken: a match on, and no write waiting for the storage."""
-        return self.status == PLAYING and not self.journal.behind
+        return self.status == TableStatus.PLAYING and not self.journal.behind
 
     def info(self) -> TablePublic:
         match = self.match
@@ -160,7 +163,7 @@ class Table:
             turn_seconds=self.config.turn_seconds,
             private=self.config.private,
             timeout_forfeits=self.config.timeout_forfeits,
-            status=self.status,  # type: ignore[arg-type]
+            status=self.status,
             version=self.version,
             owner=self.owner.id,
             seats=[seat.public() for seat in self.seats],
@@ -168,14 +171,16 @@ class Table:
             winner=self.forfeit.winner if self.forfeit else None if match is None else match.winner,
             forfeit=self.forfeit,
             rematch=None if self.rematch is None else self.rematch.id,
+            node=self.settings.node_id,
         )
 
     def record(self) -> dict[str, Any]:
         """The match so far as ``belote-record/1``; it holds every deck, so only the REST
         layer's finished-match export may hand it out."""
-        if self.match is None:
+        if self.match is None or self.meta is None:
             raise TableError("not_started", "the match has not started")
-        extra: dict[str, Any] = {"id": self.id, "seats": self.record_seats}
+        extra: dict[str, Any] = {"id": self.id,
+                                 "seats": [s.record_entry() for s in self.meta.seats]}
         if self.forfeit is not None:
             extra["forfeit"] = self.forfeit.model_dump()
         return write_record(self.match, **extra)
@@ -190,7 +195,7 @@ class Table:
 
     async def _run(self) -> None:
         self.tag_logs()
-        while self.status != CLOSED:
+        while self.status != TableStatus.CLOSED:
             command, future = await self._queue.get()
             if isinstance(command, Stop):
                 break
@@ -234,58 +239,77 @@ class Table:
     async def finish(self) -> None:
         """The match is over (won, or forfeited): logged, and shown for a while."""
         log.info("match over at version %d", self.version)
-        self.status = OVER
+        self.status = TableStatus.OVER
         self.turns.cancel()
-        await self.write(partial(self.services.storage.finish_match, self.id, self.record()))
-        self._expire_in(self.settings.finished_table_ttl, OVER)
+        await self._log_end(EndReason.FORFEIT if self.forfeit else EndReason.WON)
+        self._expire_in(self.settings.finished_table_ttl, TableStatus.OVER)
 
     async def close(self, reason: str) -> None:
-        if self.status == PLAYING:  # a write that fails is retried after the table is gone
-            record = self.record() | {"abandoned": reason}
-            await self.write(partial(self.services.storage.finish_match, self.id, record))
-        self.status = CLOSED
+        if self.status == TableStatus.PLAYING:  # a failed write is retried after the table goes
+            await self._log_end(EndReason.ABANDONED)
+        self.status = TableStatus.CLOSED
         self._cancel_timers()
-        self.audience.close_all(CLOSE_NO_TABLE, f"table closed: {reason}")
+        self.audience.close_all(CloseCode.NO_TABLE, f"table closed: {reason}")
         self.services.discard(self.id)
 
-    def resume(self, stored: StoredMatch) -> None:
+    def let_go(self) -> None:
+        """Close the table here only: the log, and another node, keep it (docs/cluster.md)."""
+        self.status = TableStatus.CLOSED
+        self._cancel_timers()
+        self.audience.close_all(CloseCode.RESTART, "the table moved to another server")
+        self.services.discard(self.id)
+        self._queue.put_nowait((Stop(), None))  # ends the actor if it waits for commands
+
+    async def _log_end(self, reason: EndReason) -> None:
+        assert self.match is not None
+        winner = (None if reason == EndReason.ABANDONED else
+                  self.forfeit.winner if self.forfeit else self.match.winner)
+        end = MatchEnd(reason, self.match.totals, winner, self.forfeit)
+        await self.write(partial(self.services.storage.finish_match, self.id, end))
+
+    async def log_deal(self, index: int) -> None:
+        """Log a deal as the match dealt it (from the seed): its dealer and deck."""
+        assert self.match is not None
+        deal = self.match.deals[index]
+        await self.write(partial(self.services.storage.start_deal, self.id, index,
+                                 deal.dealer, deal.deck))
+
+    def resume(self, stored: StoredMatch, turn: tuple[int, int, float] | None = None) -> None:
         """Rebuild a started match from its log after a restart: same seats, match, version
-        and turn, with a fresh deadline.  Each human gets ``reconnect_grace`` to come back;
+        and turn, with a fresh deadline unless ``turn`` carries the one it had (a table
+        taken over by another node).  Each human gets ``reconnect_grace`` to come back;
         until then a turn of theirs waits on its timer rather than on a cover bot.  A
         finished match's table shows its result for what is left of its time."""
-        meta = stored.meta
-        self.seed = meta["seed"]
-        self.match = Match(self.config.options, seed=self.seed)
-        for entry in stored.actions:
-            self.match.apply_action(entry.action, entry.seat)
-        self.version = max(meta["version"], stored.actions[-1].version if stored.actions else 0)
-        self.record_seats = [
-            {k: v for k, v in entry.items() if k != "player_id"} for entry in meta["seats"]
-        ]
+        meta = self.meta = stored.meta
+        self.seed, self.match, self.version = meta.seed, stored.match, stored.version
         finished = stored.finished_at is not None
-        for index, entry in enumerate(meta["seats"]):
-            if index in meta.get("left", []):
-                self.seats[index] = Seat(kind="bot", level=self.settings.cover_level)
-            elif entry["kind"] == "human":
-                player = Player(entry["player_id"], entry["name"])
-                self.seats[index] = Seat(kind="human", player=player, returning=not finished)
+        for index, entry in enumerate(meta.seats):
+            if index in meta.left:
+                self.seats[index] = Seat(kind=SeatKind.BOT, level=self.settings.cover_level)
+            elif entry.kind == SeatKind.HUMAN:
+                if entry.player_id is None:
+                    raise ValueError(f"seat {index}: a table's human has a player id")
+                player = Player(entry.player_id, entry.name)
+                self.seats[index] = Seat(kind=SeatKind.HUMAN, player=player, returning=not finished)
                 if not finished:
                     presence.await_return(self, player, index)
             else:
-                self.seats[index] = Seat(kind="bot", level=entry["level"])
+                self.seats[index] = Seat(kind=SeatKind.BOT, level=entry.level)
         if stored.finished_at is None:
-            self.status = PLAYING
-            self._expire_in(None, PLAYING)
+            self.status = TableStatus.PLAYING
+            self._expire_in(None, TableStatus.PLAYING)
+            if turn is not None:
+                self.turns.carry(turn)
             self.turns.schedule()
             return
-        self.status = OVER
-        if "forfeit" in meta:  # the timeout that forfeited was the table's last version
-            self.forfeit = Forfeit(**meta["forfeit"])
+        self.status = TableStatus.OVER
+        if meta.forfeit is not None:  # the timeout that forfeited was the table's last version
+            self.forfeit = meta.forfeit
             self.version += 1
         left = stored.finished_at + self.settings.finished_table_ttl - self.clock.time()
-        self._expire_in(max(0.0, left), OVER)
+        self._expire_in(max(0.0, left), TableStatus.OVER)
 
-    def _expire_in(self, seconds: float | None, status: str) -> None:
+    def _expire_in(self, seconds: float | None, status: TableStatus) -> None:
         """Close the table ``seconds`` from now if it is still ``status`` (None: never)."""
         if self._expiry is not None:
             self._expiry.cancel()
@@ -328,6 +352,12 @@ async def _logged(table: Table, command: Logged) -> None:
         table.audience.remember(player_id, action_id, play.acted(table, held.seat, action_id))
 
 
+async def _moved(table: Table, command: Moved) -> None:
+    """Another node holds the table now: it goes from here without a word to the log,
+    and its clients, told the server is restarting, reconnect and reach that node."""
+    table.let_go()
+
+
 async def _expire(table: Table, command: Expire) -> None:
     if table.status == command.status:
         await table.close("expired")
@@ -360,4 +390,5 @@ HANDLERS: dict[type, Handler] = {
     TurnTimeout: play.turn_timeout,
     Logged: _logged,
     Expire: _expire,
+    Moved: _moved,
 }

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine.observation import Observation
 
+from ..vocabulary import Actor, SeatKind
 from .clock import Timer
 from .commands import BotMove, TurnTimeout
 
@@ -30,6 +31,16 @@ class Turns:
         self._thinking: asyncio.Task[None] | None = None
 
     @property
+    def turn(self) -> tuple[int, int, float] | None:
+        """The human turn being timed: the table's version, the seat, its deadline."""
+        return None if self.deadline is None else self._turn
+
+    def carry(self, turn: tuple[int, int, float]) -> None:
+        """Keep a turn's deadline from before (a table taken over by another node): the
+        next :meth:`schedule` of that very turn times it to that deadline."""
+        self._turn = turn
+
+    @property
     def pending(self) -> bool:
         """Whether something will move the game on: a timer running, or a bot thinking."""
         return self._timer is not None or self._thinking is not None
@@ -43,11 +54,11 @@ class Turns:
         if seat is None:
             return
         held = table.seats[seat]
-        if held.kind == "bot":
+        if held.kind == SeatKind.BOT:
             assert held.level is not None
-            self.think(seat, held.level, "bot", settings.bot_delay)
+            self.think(seat, held.level, Actor.BOT, settings.bot_delay)
         elif held.covered:
-            self.think(seat, settings.cover_level, "cover", settings.bot_delay)
+            self.think(seat, settings.cover_level, Actor.COVER, settings.bot_delay)
         else:
             # The same turn keeps its deadline, so reconnecting cannot buy more time.
             clock = table.clock
@@ -57,7 +68,7 @@ class Turns:
             self._timer = clock.call_later(max(0.0, self.deadline - clock.time()),
                                            partial(table.post, TurnTimeout(table.version, seat)))
 
-    def think(self, seat: int, level: str, by: str, delay: float) -> None:
+    def think(self, seat: int, level: str, by: Actor, delay: float) -> None:
         """A bot of ``level`` plays the seat's turn, after ``delay`` seconds."""
         self.cancel()
         table = self._table
@@ -78,13 +89,13 @@ class Turns:
             self._thinking.cancel()
             self._thinking = None
 
-    def _start(self, version: int, seat: int, level: str, by: str,
+    def _start(self, version: int, seat: int, level: str, by: Actor,
                observation: Observation) -> None:
         self._timer = None
         self._thinking = asyncio.create_task(self._decide(version, seat, level, by, observation))
 
     async def _decide(
-        self, version: int, seat: int, level: str, by: str, observation: Observation
+        self, version: int, seat: int, level: str, by: Actor, observation: Observation
     ) -> None:
         """Off the actor: let a bot decide, then post the move to the table."""
         table = self._table

@@ -24,7 +24,7 @@ from tests.e2e.ui import (
 
 pytestmark = pytest.mark.e2e
 
-# Ana sits at seat 0; a Bulgarian table goes counterclockwise (seats.js).
+# Ana sits at seat 0; a Bulgarian table goes counterclockwise (labels.js).
 POSITIONS = {0: "bottom", 1: "right", 2: "top", 3: "left"}
 SLACK_MS = 300  # timer jitter allowed between one held trick and another
 

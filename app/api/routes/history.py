@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query, Request, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db import queries
+from ...db.repository import MatchLog
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
 from ...db.session import Database, StorageUnavailable
 from ...replays import MatchReplay, match_replay
@@ -86,21 +87,22 @@ async def get_match(session: SessionDep, match_id: str) -> MatchDetail:
 async def get_record(session: SessionDep, match_id: str) -> dict[str, Any]:
     """The ``belote-record/1`` document; a deal still in progress is left out, and in a
     cut-only match so are the thrown-in deals it is cut from (docs/storage.md)."""
-    return await _public_record(session, match_id)
+    return (await _log(session, match_id)).record(public=True)
 
 
 @router.get("/matches/{match_id}/replay")
 async def get_replay(session: SessionDep, match_id: str) -> MatchReplay:
     """Every deal of the record route's record as frames (hands, auction, tricks with
     winners, announcements, result, running totals), worked out by the engine from it."""
-    return match_replay(await _public_record(session, match_id))
+    log = await _log(session, match_id)
+    return match_replay(match_id, log.seats, log.replay(public=True))
 
 
-async def _public_record(session: AsyncSession, match_id: str) -> dict[str, Any]:
-    record = await queries.get_record(session, match_id)
-    if record is None:
+async def _log(session: AsyncSession, match_id: str) -> MatchLog:
+    log = await queries.get_log(session, match_id)
+    if log is None:
         raise ApiError(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
-    return record
+    return log
 
 
 @router.get("/players/{player_id}/stats")

@@ -25,7 +25,8 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", responses={503: {"description": "Not ready, with the reason"}})
 async def readyz(request: Request, lobby: LobbyDep) -> JSONResponse:
-    """Ready: not shutting down, and the database answers a trivial query."""
+    """Ready: not shutting down, the database answers a trivial query, and in a cluster
+    Redis answered this node's last round (docs/cluster.md)."""
     if lobby.stopping:
         return _unready("shutting_down", "the server is shutting down")
     database: Database = request.app.state.database
@@ -34,6 +35,10 @@ async def readyz(request: Request, lobby: LobbyDep) -> JSONResponse:
             await session.execute(text("SELECT 1"))
     except Exception as exc:  # whatever the driver raised: not ready, and why
         return _unready("database_unavailable", f"{type(exc).__name__}: {exc}")
+    cluster = request.app.state.cluster
+    if cluster is not None and not cluster.available:
+        return _unready("redis_unavailable", "Redis does not answer: this node cannot find "
+                        "or hand over tables")
     return JSONResponse({"status": "ready"})
 
 

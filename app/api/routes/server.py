@@ -1,4 +1,5 @@
-"""The server itself: liveness, figures for the load benchmark, the variants it plays."""
+"""The server itself: liveness, figures for the load benchmark, the variants it plays, and
+the protocol's constants a client is built from."""
 
 from __future__ import annotations
 
@@ -6,10 +7,14 @@ import resource
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, Field
 
+from ai import LEVELS
 from engine import Options
 from engine.options import FLAGS, VARIANTS, max_target
 
+from ...models import BotCreate, TableCreate
+from ...protocol import PROTOCOL_VERSION, CloseCode
 from ..deps import LobbyDep
 from ..errors import error_responses
 
@@ -51,3 +56,38 @@ async def variants() -> dict[str, dict[str, dict[str, Any]]]:
         }
         for variant in VARIANTS
     }
+
+
+class ChoicesOut(BaseModel):
+    values: list[str]
+    default: str = Field(description="What the server takes when a request leaves it out.")
+
+
+class ProtocolOut(BaseModel):
+    """The words a client and this server share (docs/protocol.md), defined once on the
+    server and read from here by the client rather than written again in it."""
+
+    version: int = Field(description="The `protocol` a socket's `hello` must carry.")
+    close_codes: dict[str, int] = Field(description="Every close code the server sends, "
+                                                    "by name.")
+    final_close_codes: list[int] = Field(
+        description="Close codes after which a client must not reconnect: it would be "
+        "refused again, or (REPLACED) take the seat back from the player's newer socket."
+    )
+    levels: ChoicesOut = Field(description="Bot levels, for `PUT .../seats/{seat}/bot`.")
+    variants: ChoicesOut = Field(
+        description="Variants, for `POST /api/tables` (their rules: `GET /api/variants`)."
+    )
+
+
+@router.get("/protocol")
+async def protocol() -> ProtocolOut:
+    """The protocol version, close codes, bot levels and variants."""
+    return ProtocolOut(
+        version=PROTOCOL_VERSION,
+        close_codes={code.name: code for code in CloseCode},
+        final_close_codes=[code for code in CloseCode if code.final],
+        levels=ChoicesOut(values=list(LEVELS), default=BotCreate.model_fields["level"].default),
+        variants=ChoicesOut(values=list(VARIANTS),
+                            default=TableCreate.model_fields["variant"].default),
+    )

@@ -8,9 +8,9 @@ from fastapi import APIRouter, Query, Request, Response, status
 
 from engine import Options
 
+from ...cluster.node import Unavailable
 from ...models import BotCreate, TableCreate, TablePage, TablePublic
 from ...tables import (
-    OVER,
     AddBot,
     LeaveSeat,
     Rematch,
@@ -20,7 +20,8 @@ from ...tables import (
     TableConfig,
     TableError,
 )
-from ..deps import LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
+from ...vocabulary import TableStatus
+from ..deps import ClusterDep, LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
 from ..errors import error_responses
 
 _errors = error_responses({
@@ -37,11 +38,16 @@ PAGE, MAX_PAGE = 50, 100  # tables on a page of the list: by default, at most
 @router.get("", response_model=TablePage)
 async def list_tables(
     lobby: LobbyDep,
+    cluster: ClusterDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
     cursor: Annotated[int | None, Query(ge=0, description="A page's `next_cursor`.")] = None,
 ) -> Response:
-    """Public tables still waiting for players, newest first, a page at a time."""
-    page, total, next_cursor = lobby.open_tables(cursor, limit)
+    """Public tables still waiting for players, newest first, a page at a time (in a
+    cluster: those of every node)."""
+    if cluster is None:
+        page, total, next_cursor = lobby.open_tables(cursor, limit)
+    else:
+        page, total, next_cursor = await cluster.open_tables(cursor, limit)
     # Joined from each table's JSON as the lobby keeps it: nothing is validated again here.
     body = b'{"tables":[%b],"total":%d,"next_cursor":%b}' % (
         b",".join(page), total, b"null" if next_cursor is None else str(next_cursor).encode())
@@ -53,10 +59,10 @@ async def list_tables(
                  422: "A value the route does not take, or an unknown flag or value "
                       "(`bad_options`)",
                  429: "Too many tables: on the server, or open ones of the player or address",
-                 503: "Shutting down"}))
+                 503: "Shutting down, or (a cluster) Redis out of reach"}))
 async def create_table(
     body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep,
-    request: Request,
+    cluster: ClusterDep, request: Request,
 ) -> TablePublic:
     """Open a table; the creator may then sit, add bots and start it.  A player, and a
     client address, may hold only so many open tables (429, with Retry-After when one
@@ -72,7 +78,14 @@ async def create_table(
         private=body.private,
         timeout_forfeits=body.timeout_forfeits,
     )
-    return lobby.create(player, config, request.client.host if request.client else None).info()
+    table = lobby.create(player, config, request.client.host if request.client else None)
+    if cluster is not None:  # the other nodes must find it before its creator's socket
+        try:
+            await cluster.own(table.id)
+        except Unavailable:
+            table.let_go()
+            raise
+    return table.info()
 
 
 @router.get("/{table_id}")
@@ -130,6 +143,6 @@ async def rematch(table: TableDep, player: PlayerDep) -> TablePublic:
 async def match_record(table: TableDep) -> dict[str, Any]:
     """The finished match as ``belote-record/1`` (RECORD.md); it shows every deck, so
     only once the match is over."""
-    if table.status != OVER:
+    if table.status != TableStatus.OVER:
         raise TableError("not_over", "the record is available once the match is over")
     return table.record()

@@ -15,20 +15,12 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
 from ...auth import InvalidToken, Player, Tokens
+from ...cluster.relay import CLIENT, RELAY, relayed
 from ...config import Settings
 from ...protocol import (
-    CLOSE_BAD_HELLO,
-    CLOSE_BAD_TOKEN,
-    CLOSE_CROWDED,
-    CLOSE_NO_TABLE,
-    CLOSE_POLICY,
-    CLOSE_RESTART,
-    CLOSE_TIMEOUT,
-    CLOSE_TOO_BIG,
-    CLOSE_TOO_MANY,
-    CLOSE_UNSUPPORTED,
     PROTOCOL_VERSION,
     ActionRequest,
+    CloseCode,
     Error,
     Hello,
     Ping,
@@ -87,6 +79,15 @@ class Connection:
         self.bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
 
 
+def _address(websocket: WebSocket) -> str | None:
+    """The client's address: the socket's peer, or for a socket relayed by another node of
+    the cluster, the address that node saw (app/cluster/relay.py)."""
+    cluster = websocket.app.state.cluster
+    if cluster is not None and relayed(websocket.headers.get(RELAY), cluster.mark):
+        return websocket.headers.get(CLIENT)
+    return websocket.client.host if websocket.client else None
+
+
 @router.websocket("/tables/{table_id}/ws")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """One player's (or spectator's) socket at one table; docs/protocol.md."""
@@ -99,16 +100,16 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
-        address = websocket.client.host if websocket.client else None
+        address = _address(websocket)
         if address is not None and not _hold(lobby.sockets_by_address, address, held):
-            await _refuse(websocket, CLOSE_TOO_MANY, "too_many_sockets",
+            await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
                           "too many sockets open from your network address")
             return
         player = await _hello(websocket, settings, state.tokens)
         if player is None:
             return
         if not _hold(lobby.sockets_by_player, player.id, held):
-            await _refuse(websocket, CLOSE_TOO_MANY, "too_many_sockets",
+            await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
                           "you have too many sockets open")
             return
         try:
@@ -158,13 +159,13 @@ def _hold(quota: Quota, key: str, held: list[tuple[Quota, str]]) -> bool:
     return True
 
 
-def _close_code(refusal: TableError) -> int:
+def _close_code(refusal: TableError) -> CloseCode:
     """The close code for a socket the table refused: 1012 tells a client to come back."""
-    codes = {"too_many_spectators": CLOSE_CROWDED, "shutting_down": CLOSE_RESTART}
-    return codes.get(refusal.code, CLOSE_NO_TABLE)
+    codes = {"too_many_spectators": CloseCode.CROWDED, "shutting_down": CloseCode.RESTART}
+    return codes.get(refusal.code, CloseCode.NO_TABLE)
 
 
-async def _refuse(websocket: WebSocket, code: int, error: str, message: str) -> None:
+async def _refuse(websocket: WebSocket, code: CloseCode, error: str, message: str) -> None:
     """Say why in an ``error`` message, then close with ``code``."""
     await websocket.send_text(Error(code=error, message=message).model_dump_json())
     await websocket.close(code, error)
@@ -175,33 +176,34 @@ async def _hello(websocket: WebSocket, settings: Settings, tokens: Tokens) -> Pl
     try:
         message = await asyncio.wait_for(websocket.receive(), settings.ws_hello_timeout)
     except TimeoutError:
-        await _refuse(websocket, CLOSE_TIMEOUT, "hello_timeout", "no hello in time")
+        await _refuse(websocket, CloseCode.TIMEOUT, "hello_timeout", "no hello in time")
         return None
     if message["type"] == "websocket.disconnect":
         return None
     text = message.get("text")
     if text is None:
-        await websocket.close(CLOSE_UNSUPPORTED, "text frames only")
+        await websocket.close(CloseCode.UNSUPPORTED, "text frames only")
         return None
     if len(text) > settings.ws_max_message:
-        await websocket.close(CLOSE_TOO_BIG, "frame too large")
+        await websocket.close(CloseCode.TOO_BIG, "frame too large")
         return None
     try:
         hello = parse(text)
     except ProtocolError as exc:
-        await _refuse(websocket, CLOSE_BAD_HELLO, exc.code, str(exc))
+        await _refuse(websocket, CloseCode.BAD_HELLO, exc.code, str(exc))
         return None
     if not isinstance(hello, Hello):
-        await _refuse(websocket, CLOSE_BAD_HELLO, "hello_expected", "the first message is hello")
+        await _refuse(websocket, CloseCode.BAD_HELLO, "hello_expected",
+                      "the first message is hello")
         return None
     if hello.protocol != PROTOCOL_VERSION:
-        await _refuse(websocket, CLOSE_BAD_HELLO, "protocol_version",
+        await _refuse(websocket, CloseCode.BAD_HELLO, "protocol_version",
                       f"this server speaks protocol {PROTOCOL_VERSION}")
         return None
     try:
         return tokens.read(hello.token)
     except InvalidToken:
-        await _refuse(websocket, CLOSE_BAD_TOKEN, "bad_token", "invalid or expired token")
+        await _refuse(websocket, CloseCode.BAD_TOKEN, "bad_token", "invalid or expired token")
         return None
 
 
@@ -216,12 +218,12 @@ async def _read(
             return None
         connection.last_seen = time.monotonic()
         if not connection.bucket.take():
-            return Close(CLOSE_POLICY, "rate limit exceeded")
+            return Close(CloseCode.POLICY, "rate limit exceeded")
         text = message.get("text")
         if text is None:
-            return Close(CLOSE_UNSUPPORTED, "text frames only")
+            return Close(CloseCode.UNSUPPORTED, "text frames only")
         if len(text) > settings.ws_max_message:
-            return Close(CLOSE_TOO_BIG, "frame too large")
+            return Close(CloseCode.TOO_BIG, "frame too large")
         try:
             request = parse(text)
         except ProtocolError as exc:
@@ -256,6 +258,6 @@ async def _heartbeat(client: Client, connection: Connection) -> None:
     while not client.closed:
         await asyncio.sleep(settings.ws_ping_interval)
         if time.monotonic() - connection.last_seen > settings.ws_idle_timeout:
-            client.close(CLOSE_TIMEOUT, "silent for too long")
+            client.close(CloseCode.TIMEOUT, "silent for too long")
             return
         client.send(ServerPing(time=_now_ms()).model_dump_json())

@@ -3,10 +3,8 @@
 
 import { h, fill } from "./dom.js";
 import { scoreChart } from "./chart.js";
-import {
-  contractLabel, currentGuest, dateText, errorBox, myTeam, outcomeLabel, seatName, splitRouteId,
-  teamLabeller,
-} from "./replay.js";
+import { contractMark, outcomeMark, playerName, seatedTeam, teamLabeller } from "./labels.js";
+import { currentGuest, dateText, errorBox, splitRouteId } from "./replay.js";
 
 export { renderReplay } from "./replay.js";
 
@@ -97,12 +95,12 @@ function statsCards(t, stats) {
 
 function matchRow(ctx, match, me) {
   const { t } = ctx;
-  const team = myTeam(match.seats, me);
+  const team = seatedTeam(match.seats, me);
   const status = standing(match, team);
   const us = team ?? 0;
   const seatsList = h("ul.row-seats", {},
     match.seats.map((seat) => h(`li.team-${seat.seat % 2}${seat.player_id === me.id ? ".me" : ""}`,
-                                {}, seatName(t, seat))));
+                                {}, playerName(seat))));
   return h("li", {},
     h("a.match-row", {
       href: `#/match/${encodeURIComponent(match.id)}`, "data-testid": "match-row",
@@ -140,9 +138,9 @@ export function renderMatch(root, ctx, rawId) {
 function matchPage(ctx, match, replay) {
   const { t } = ctx;
   const me = currentGuest(ctx);
-  const team = myTeam(match.seats, me);
+  const team = seatedTeam(match.seats, me);
   const status = standing(match, team);
-  const teamLabel = teamLabeller(ctx, match.seats);
+  const teamLabel = teamLabeller(match.seats, me);
   const played = replay.deals.length;
   const totals = replay.totals;
   return [
@@ -161,7 +159,7 @@ function matchPage(ctx, match, replay) {
     h("div.match-teams", {},
       [0, 1].map((k) => h(`div.match-team.team-${k}`, {},
         h("span.team-label", {}, teamLabel(k)),
-        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, seatName(t, match.seats[seat])))),
+        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, playerName(match.seats[seat])))),
         h("span.team-total", {}, totals[k])))),
     h("section.chart-box", {},
       h("h2", {}, t("history.chart_title")),
@@ -194,7 +192,7 @@ function dealsTable(ctx, match, replay, teamLabel) {
      t("history.col.total")].map((label, i) => h(`th.col-${i}`, { scope: "col" }, label)));
   const rows = match.deals.map((deal) => {
     const after = totalsAfter.get(deal.index);
-    const bidder = deal.bidder === null ? null : seatName(t, match.seats[deal.bidder]);
+    const bidder = deal.bidder === null ? null : playerName(match.seats[deal.bidder]);
     const open = () => ctx.navigate(`#/replay/${encodeURIComponent(match.id)}?deal=${deal.index + 1}`);
     return h("tr", {
       "data-deal": deal.index, class: after ? "replayable" : "unfinished",
@@ -203,10 +201,10 @@ function dealsTable(ctx, match, replay, teamLabel) {
       onkeydown: after ? (e) => { if (e.key === "Enter") open(); } : null,
     },
     h("td.col-0", {}, deal.index + 1),
-    h("td.col-1", {}, contractLabel(ctx, deal.contract, deal.multiplier || 1),
+    h("td.col-1", {}, contractMark(deal.contract, deal.multiplier || 1),
       bidder ? h("span.bidder-inline", {}, bidder) : null),
     h("td.col-2", {}, bidder || "—"),
-    h("td.col-3", {}, outcomeLabel(t, deal.outcome)),
+    h("td.col-3", {}, outcomeMark(deal.outcome)),
     h("td.col-4.num", {}, deal.score ? deal.score[0] : "—"),
     h("td.col-5.num", {}, deal.score ? deal.score[1] : "—"),
     h("td.col-6.num", {}, deal.hanging || "—"),

@@ -4,6 +4,7 @@ import { api, createGuest, guest } from "./api.js";
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
+import { protocol } from "./protocol.js";
 
 const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 
@@ -110,9 +111,9 @@ function changedOptions(form, flags) {
 function createForm(ctx) {
   const me = guest();
   const rules = h("div.flags");
+  const { values: names, default: preset } = protocol.variants;
   const variant = h("select", { name: "variant" },
-    h("option", { value: "bulgarian" }, t("variant.bulgarian")),
-    h("option", { value: "classic" }, t("variant.classic")));
+    names.map((name) => h("option", { value: name, selected: name === preset }, t(`variant.${name}`))));
   const form = h("form#create-table.card", {},
     h("h2", {}, t("lobby.new_table")),
     h("div.grid", {},

@@ -5,6 +5,7 @@ import * as cards from "./cards.js";
 import { h, fill, storedFlag, storeFlag } from "./dom.js";
 import { LANGUAGES, language, onLanguageChange, preferredLanguage, setLanguage, t } from "./i18n.js";
 import { nameCard, renderLobby } from "./lobby.js";
+import { loadProtocol } from "./protocol.js";
 import { renderTable } from "./table.js";
 import { toast } from "./toasts.js";
 
@@ -80,6 +81,8 @@ async function route() {
   }
   onTable = false;
   try {
+    await loadProtocol(); // every page speaks it; a failed load is retried by the next route
+    if (token !== routeToken) return;
     if (kind === "t" && id) {
       if (!guest()) {
         fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route, prompt: t("lobby.name_to_join") })));
@@ -110,6 +113,7 @@ function settingsToggles() {
 }
 
 async function start() {
+  loadProtocol().catch(() => {}); // while the language loads; route() reports a failure
   settingsToggles();
   onLanguageChange(() => {
     header();

@@ -1,53 +1,19 @@
-// The replay viewer (#/replay/<id>) and the labels the history pages share. The server
+// The replay viewer (#/replay/<id>) and the helpers the history pages share. The server
 // works out every frame (GET /api/matches/{id}/replay); this module only steps through them.
 
 import { h, fill, storedFlag } from "./dom.js";
-
-const SUITS = ["C", "D", "H", "S"];
-
-// ---------------------------------------------------------------- shared labels
+import {
+  callMark, cardLabel, comboName, contractLabel, contractMark, outcomeMark, playerName,
+  seatPositions, teamLabeller,
+} from "./labels.js";
 
 const fourColour = () => storedFlag("belote.fourColour", false);
 
-/** A suit symbol in the colour the player's deck prints it (red/black or four colours). */
-function suitMark(ctx, suit, tag = "span.suit", attrs = { "aria-hidden": "true" }) {
-  return h(`${tag}.suit-${suit}`, { ...attrs, style: `color:${ctx.cards.suitColour(suit, fourColour())}` },
-           ctx.cards.suitSymbol(suit));
-}
+// ---------------------------------------------------------------- shared by the history pages
 
 /** The stored guest, whether ctx.guest is api.js's guest() or the guest itself. */
 export function currentGuest(ctx) {
   return typeof ctx.guest === "function" ? ctx.guest() : ctx.guest;
-}
-
-/** "Ana", or "Bot (hard)" for a bot seat. */
-export function seatName(t, seat) {
-  if (!seat) return "?";
-  if (seat.kind === "bot") return t("history.bot", { level: t(`level.${seat.level}`) });
-  return seat.name;
-}
-
-/** A contract as a suit symbol in its colour and its name, e.g. "♥ Hearts"; null: "—". */
-export function contractLabel(ctx, contract, multiplier = 1) {
-  if (!contract) return h("span.contract-label", {}, "—");
-  const parts = [];
-  if (SUITS.includes(contract)) parts.push(suitMark(ctx, contract));
-  parts.push(h("span.contract-name", {}, ctx.t(`bid.${contract}`)));
-  if (multiplier > 1) parts.push(h("span.multiplier", {}, ctx.t(`history.multiplier.${multiplier}`)));
-  return h("span.contract-label", {}, parts);
-}
-
-/** A call of the auction, short enough for a grid cell: a suit by its symbol. */
-function callLabel(ctx, call) {
-  if (SUITS.includes(call)) {
-    const name = ctx.t(`bid.${call}`);
-    return suitMark(ctx, call, "span.call.call-suit.suit", { title: name, "aria-label": name });
-  }
-  return h(`span.call.call-${call}`, {}, ctx.t(`bid.${call}`));
-}
-
-export function outcomeLabel(t, outcome) {
-  return h(`span.h-outcome.h-outcome-${outcome || "on"}`, {}, t(`history.outcome.${outcome || "on"}`));
 }
 
 /** A date and time in the page's language. */
@@ -72,13 +38,6 @@ export function splitRouteId(raw) {
 }
 
 // ---------------------------------------------------------------- frames
-
-/** Where a seat sits with seat 0 at the bottom, play passing in the table's direction. */
-export function seatPosition(seat, direction) {
-  const order = direction === "clockwise"
-    ? ["bottom", "left", "top", "right"] : ["bottom", "right", "top", "left"];
-  return order[seat % 4];
-}
 
 /** The table after `step` tricks of `deal`: the cards still held and the trick on show. */
 export function frameAt(deal, step) {
@@ -199,9 +158,7 @@ function positionText(t, deal, step) {
 function dealOptions(ctx, data) {
   return data.deals.map((deal) => {
     const { contract } = deal.result;
-    const name = contract
-      ? `${SUITS.includes(contract) ? ctx.cards.suitSymbol(contract) + " " : ""}${ctx.t(`bid.${contract}`)}`
-      : ctx.t("history.outcome.redeal");
+    const name = contract ? contractLabel(contract) : ctx.t("history.outcome.redeal");
     return h("option", { value: deal.index }, ctx.t("replay.deal_option", { deal: deal.index + 1, contract: name }));
   });
 }
@@ -209,6 +166,7 @@ function dealOptions(ctx, data) {
 function table(ctx, data, deal, frame) {
   const { t } = ctx;
   const result = deal.result;
+  const positions = seatPositions(null, data.table_direction); // seat 0 at the bottom
   const seats = [0, 1, 2, 3].map((seat) => {
     const info = data.seats[seat];
     const badges = [];
@@ -216,9 +174,9 @@ function table(ctx, data, deal, frame) {
     if (seat === deal.dealer) {
       badges.push(h("span.dealer-chip", { title: t("replay.dealer") }, t("replay.dealer_chip")));
     }
-    if (seat === result.bidder) badges.push(h("span.bidder-badge", {}, contractLabel(ctx, result.contract, result.multiplier)));
+    if (seat === result.bidder) badges.push(h("span.bidder-badge", {}, contractMark(result.contract, result.multiplier)));
     const hand = ctx.cards.sortHand(frame.hands[seat], result.contract || "");
-    return h(`div.replay-seat.pos-${seatPosition(seat, data.table_direction)}.team-${seat % 2}`, {
+    return h(`div.replay-seat.pos-${positions[seat]}.team-${seat % 2}`, {
       "data-replay-seat": seat,
     },
     h("div.replay-plate", {},
@@ -235,16 +193,17 @@ function trickArea(ctx, data, deal, frame) {
   const area = h("div#replay-trick.replay-trick", { "aria-label": t("replay.trick") });
   if (frame.trick) {
     const { leader, cards, winner } = frame.trick;
+    const positions = seatPositions(null, data.table_direction);
     cards.forEach((card, i) => {
       const seat = (leader + i) % 4;
       area.append(cardEl(ctx, card, {
         "data-card": card, "data-seat": seat,
-        class: `rcard trick-card pos-${seatPosition(seat, data.table_direction)}${seat === winner ? " winner" : ""}`,
+        class: `rcard trick-card pos-${positions[seat]}${seat === winner ? " winner" : ""}`,
         style: `z-index:${i + 1}`,
       }));
     });
     area.append(h("p.trick-caption", {}, t("replay.trick_won", {
-      name: seatName(t, data.seats[winner]), points: frame.trick.points,
+      name: playerName(data.seats[winner]), points: frame.trick.points,
     })));
   } else if (deal.turned) {
     area.append(h("div.replay-turned", {}, cardEl(ctx, deal.turned, { "data-turned": deal.turned }),
@@ -258,13 +217,13 @@ function trickArea(ctx, data, deal, frame) {
 function side(ctx, data, deal, frame) {
   const { t } = ctx;
   const result = deal.result;
-  const name = (seat) => seatName(t, data.seats[seat]);
+  const name = (seat) => playerName(data.seats[seat]);
   const before = deal.index > 0 ? data.deals[deal.index - 1].totals : [0, 0];
   const parts = [
     h("section.replay-box.replay-contract", {},
       h("h2", {}, t("replay.contract")),
       result.contract
-        ? h("p", {}, contractLabel(ctx, result.contract, result.multiplier), " · ",
+        ? h("p", {}, contractMark(result.contract, result.multiplier), " · ",
             t("replay.by", { name: name(result.bidder) }))
         : h("p", {}, t("replay.all_passed")),
       h("p.replay-dealer", {}, t("replay.dealt_by", { name: name(deal.dealer) })),
@@ -277,7 +236,7 @@ function side(ctx, data, deal, frame) {
       h("ul", {},
         deal.announcements.map((a) => h(`li.${a.scored ? "scored" : "not-scored"}`, {},
           h("span.who", {}, name(a.seat)),
-          h("span.what", {}, t(`combo.${a.kind.startsWith("carre") ? "carre" : a.kind}`)),
+          h("span.what", {}, comboName(a.kind)),
           h("span.combo-cards", {}, a.cards.map((card) => miniCard(ctx, card))),
           h("span.value", {}, a.scored ? `+${a.value}` : t("replay.not_scored")))),
         deal.belots.map((b) => h("li.scored", {},
@@ -292,7 +251,7 @@ function side(ctx, data, deal, frame) {
 
 function miniCard(ctx, card) {
   const style = `color:${ctx.cards.suitColour(card[1], fourColour())}`;
-  return h("span.mini-card", { style }, `${ctx.cards.rankText(card[0])}${ctx.cards.suitSymbol(card[1])}`);
+  return h("span.mini-card", { style }, cardLabel(card));
 }
 
 function auctionBox(ctx, data, deal) {
@@ -300,16 +259,16 @@ function auctionBox(ctx, data, deal) {
   const first = (deal.dealer + 1) % 4;
   const order = [0, 1, 2, 3].map((i) => (first + i) % 4);
   const grid = h("div.auction-grid", { role: "table", "aria-label": t("replay.auction") },
-    order.map((seat) => h("span.auction-head", { role: "columnheader" }, seatName(t, data.seats[seat]))),
+    order.map((seat) => h("span.auction-head", { role: "columnheader" }, playerName(data.seats[seat]))),
     deal.auction.map((call) => h("span.auction-call", { "data-call-seat": call.seat, role: "cell" },
-                                 callLabel(ctx, call.call))));
+                                 callMark(call.call))));
   return h("section.replay-box.replay-auction", {}, h("h2", {}, t("replay.auction")), grid);
 }
 
 function resultBox(ctx, data, deal) {
   const { t } = ctx;
   const r = deal.result;
-  const label = teamLabeller(ctx, data.seats);
+  const label = teamLabeller(data.seats, currentGuest(ctx));
   const teams = [label(0), label(1)];
   const row = (label, values) => h("tr", {}, h("th", { scope: "row" }, label),
                                    values.map((v) => h("td", {}, v)));
@@ -321,28 +280,10 @@ function resultBox(ctx, data, deal) {
   }
   body.push(row(t("replay.deal_score"), r.score), row(t("replay.match_score"), deal.totals));
   return h("section.replay-box.replay-result", {},
-    h("h2", {}, t("replay.result"), " ", outcomeLabel(t, r.outcome)),
+    h("h2", {}, t("replay.result"), " ", outcomeMark(r.outcome)),
     r.valat !== null ? h("p", {}, t("replay.valat", { names: label(r.valat) })) : null,
     r.hanging ? h("p", {}, t("replay.hanging", { points: r.hanging })) : null,
     h("table.result-table", {},
       h("thead", {}, h("tr", {}, h("td"), teams.map((name) => h("th", { scope: "col" }, name)))),
       h("tbody", {}, body)));
-}
-
-/** "Ana & Bot (hard)": the two seats of a team. */
-function teamNames(t, seats, team) {
-  return [team, team + 2].map((seat) => seatName(t, seats[seat])).join(" & ");
-}
-
-/** The guest's team (seats 0 and 2 are team 0) in a match, or null if not seated there. */
-export function myTeam(seats, me) {
-  const seat = me && seats.find((s) => s.player_id === me.id);
-  return seat ? seat.seat % 2 : null;
-}
-
-/** A team's name as the guest sees it: "Us" / "Them", or its players for an onlooker. */
-export function teamLabeller(ctx, seats) {
-  const mine = myTeam(seats, currentGuest(ctx));
-  return (team) => (mine === null ? ctx.t("replay.team", { names: teamNames(ctx.t, seats, team) })
-    : ctx.t(team === mine ? "history.us" : "history.them"));
 }

@@ -3,13 +3,13 @@
 import { api, guest } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { seatName } from "./seats.js";
-
-const LEVELS = ["easy", "normal", "hard"];
+import { seatName } from "./labels.js";
+import { protocol } from "./protocol.js";
 
 function levelSelect(testid) {
+  const { values, default: preset } = protocol.levels;
   return h("select", { "data-testid": testid, "aria-label": t("setup.bot_level") },
-    LEVELS.map((level) => h("option", { value: level, selected: level === "normal" }, t(`level.${level}`))));
+    values.map((level) => h("option", { value: level, selected: level === preset }, t(`level.${level}`))));
 }
 
 /** The waiting-room panel; `act(promiseFn)` runs a REST call and reports its error;

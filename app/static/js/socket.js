@@ -1,9 +1,9 @@
 // One table socket: hello, state frames, actions with ids, pings, reconnect with backoff.
 
-const PROTOCOL = 1;
+import { protocol } from "./protocol.js";
+
 const PING_EVERY = 20000;
 const BACKOFF = [500, 1000, 2000, 4000, 8000, 10000];
-const FINAL_CLOSES = new Set([4001, 4003, 4004, 4009, 4400]); // reconnecting would not help
 
 export class TableSocket {
   /** handlers: onFrame(msg), onStatus("connecting"|"connected"|"offline"),
@@ -26,7 +26,7 @@ export class TableSocket {
     this.ws = ws;
     this.handlers.onStatus(this.attempt ? "offline" : "connecting");
     ws.onopen = () => {
-      ws.send(JSON.stringify({ type: "hello", protocol: PROTOCOL, token: this.token }));
+      ws.send(JSON.stringify({ type: "hello", protocol: protocol.version, token: this.token }));
       if (this.pending) this.raw({ type: "action", ...this.pending }); // answered again if done
       this.pending = this.pending && { ...this.pending, resent: true };
     };
@@ -75,7 +75,7 @@ export class TableSocket {
     if (ws !== this.ws) return;
     clearInterval(this.pinger);
     if (this.stopped) return;
-    if (FINAL_CLOSES.has(code)) {
+    if (protocol.final_close_codes.includes(code)) { // reconnecting would not help
       this.handlers.onStatus("closed");
       this.handlers.onClosed(code);
       return;
@@ -115,6 +115,6 @@ export class TableSocket {
     this.stopped = true;
     clearTimeout(this.retry);
     clearInterval(this.pinger);
-    if (this.ws) this.ws.close(1000);
+    if (this.ws) this.ws.close(protocol.close_codes.NORMAL);
   }
 }

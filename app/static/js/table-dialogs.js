@@ -3,8 +3,10 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
-import { contractLabel, declarationLabel, multiplierLabel } from "./labels.js";
-import { myTeam, seatName, seatPositions, teamLabels, teamName, watching } from "./seats.js";
+import {
+  contractLabel, declarationLabel, multiplierLabel, myTeam, seatName, seatPositions, teamLabels,
+  teamName, watching,
+} from "./labels.js";
 
 function outcomeText(result, frame) {
   if (result.outcome === "redeal") return t("outcome.redeal");

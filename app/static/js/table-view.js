@@ -4,14 +4,13 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardBack, cardSvg, sortHand, suitSymbol } from "./cards.js";
-import { actionLabel, callLabel, cardLabel, contractLabel, declarationLabel, multiplierLabel } from "./labels.js";
-import { myTeam, seatName, seatPositions, teamLabels, watching } from "./seats.js";
+import {
+  actionLabel, callLabel, cardLabel, contractLabel, declarationLabel, isSuit, multiplierLabel, myTeam,
+  seatName, seatPositions, teamLabels, watching,
+} from "./labels.js";
 import { lastTrick } from "./table-dialogs.js";
 
-const CARD = /^[789TJQKA][CDHS]$/;
 const RING = 2 * Math.PI * 27;
-
-export const isCard = (action) => CARD.test(action);
 
 /** The countdown ring around the plate of a human whose turn it is; `clockOffset` (the
  *  server's clock minus the browser's) puts the server's deadline on the browser's clock. */
@@ -142,7 +141,7 @@ function auctionButtons(frame, ui) {
   const order = ["C", "D", "H", "S", "NT", "AT", "double", "redouble", "pass"];
   const legal = order.filter((a) => view.legal_actions.includes(a));
   return h("div.bids", {}, legal.map((action) => {
-    const suit = ["C", "D", "H", "S"].includes(action) ? action : null;
+    const suit = isSuit(action) ? action : null;
     const label = actionLabel(action, view);
     const symbol = suit && !(view.turned && view.turned[1] === suit);
     const take = suit && !symbol ? ".take.primary" : "";

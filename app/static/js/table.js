@@ -4,12 +4,13 @@
 import { api, guest } from "./api.js";
 import { h, fill, storedFlag } from "./dom.js";
 import { t } from "./i18n.js";
+import { protocol } from "./protocol.js";
 import { TableSocket } from "./socket.js";
 import { createStore } from "./store.js";
-import { board, isCard, updateRing } from "./table-view.js";
+import { board, updateRing } from "./table-view.js";
 import { lastTrick, lastTrickContent, matchOver, scoreSheetContent } from "./table-dialogs.js";
 import { setupPanel } from "./setup.js";
-import { seatPositions } from "./seats.js";
+import { seatPositions } from "./labels.js";
 import { toast } from "./toasts.js";
 
 const HOLD_MS = 1000; // a finished trick stays in the middle this long
@@ -18,27 +19,10 @@ const CATCH_UP = 4; // more frames than this waiting: skip the pauses
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The trick an action event just completed, to show before the state that follows it. */
-function finishedTrick(previous, frame) {
-  const before = previous && previous.view, after = frame.view;
-  if (!before || !after || frame.type !== "event" || !frame.event || frame.event.kind !== "action") return null;
-  if (before.phase !== "play") return null;
-  if (after.deal === before.deal && after.phase === "play" && after.tricks.length > before.tricks.length) {
-    const last = after.tricks[after.tricks.length - 1];
-    return { leader: last.leader, cards: last.cards, winner: after.trick.leader };
-  }
-  if (after.deal !== before.deal || after.phase === "over") {
-    const card = frame.event.action.replace("+belot", "");
-    if (!isCard(card)) return null;
-    // The next deal's view tells who took the last trick of the deal that ended
-    // (previous_trick); the match's last deal stays on screen, over, and its view still
-    // names the winner: the leader of the trick that never comes.
-    const winner = after.deal !== before.deal
-      ? (after.previous_trick ? after.previous_trick.winner : null)
-      : after.tricks.length > before.tricks.length ? after.trick.leader : null;
-    return { leader: before.trick.leader, cards: [...before.trick.cards, card], winner };
-  }
-  return null;
+/** The trick an action event's card completed, as the server tells it (`event.trick`:
+ *  leader, cards, winner, points), to show before the state that follows it. */
+function finishedTrick(frame) {
+  return (frame.type === "event" && frame.event && frame.event.trick) || null;
 }
 
 /** The state before `frame`'s card was played, that card gone from its hand and nobody to
@@ -89,12 +73,13 @@ export function renderTable(root, ctx, tableId) {
       render();
     },
     onClosed: (code) => {
-      if (code === 4003) { // a refused token: the page asks for a name again, no banner
+      const close = protocol.close_codes;
+      if (code === close.BAD_TOKEN) { // a refused token: the page asks for a name again, no banner
         ctx.forgetGuest();
         return;
       }
-      if (code === 4004) fill(felt, h("div.panel.gone", {}, h("h2", {}, t("table.gone")), h("a.btn.primary", { href: "#/" }, t("nav.lobby"))));
-      ctx.connection(code === 4001 ? "replaced" : "closed");
+      if (code === close.NO_TABLE) fill(felt, h("div.panel.gone", {}, h("h2", {}, t("table.gone")), h("a.btn.primary", { href: "#/" }, t("nav.lobby"))));
+      ctx.connection(code === close.REPLACED ? "replaced" : "closed");
     },
   });
 
@@ -113,7 +98,7 @@ export function renderTable(root, ctx, tableId) {
     while (queue.length && !closed) {
       const { previous, frame } = queue.shift();
       const before = previous || shown;
-      const done = queue.length < CATCH_UP ? finishedTrick(before, frame) : null;
+      const done = queue.length < CATCH_UP && before && before.view ? finishedTrick(frame) : null;
       if (done) {
         shown = heldFrame(before, frame);
         ui.held = done;
@@ -122,7 +107,7 @@ export function renderTable(root, ctx, tableId) {
         await sleep(HOLD_MS);
         if (closed) break;
         const trick = section.querySelector("#trick");
-        if (animations() && done.winner !== null && trick) {
+        if (animations() && trick) {
           // The cards on screen slide to the winner (a transition needs the same elements).
           const positions = seatPositions(frame.seat, frame.table.options.table_direction);
           trick.classList.add(`sweep-${positions[done.winner]}`);

@@ -1,0 +1,305 @@
+"""This node's part in the cluster: its loop (leases renewed, presence and lobby
+published, orphaned tables taken over), the takeover itself, and the hand-over at exit."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from typing import Any, cast
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from ..config import Settings
+from ..db.storage import DatabaseStorage
+from ..tables import Lobby, Moved, TableError
+from ..vocabulary import TableStatus
+from .leases import Leases
+from .listing import Listing
+from .registry import Registry
+from .relay import Relay, relay_mark
+
+log = logging.getLogger(__name__)
+
+REDIS_TIMEOUT = 1.0  # seconds for any Redis call: a stalled Redis must not stall tables
+SEED_EVERY = 30  # loops between two readings of the unfinished matches from the log
+PARKED_MS = 60_000  # how long a waiting table handed over waits for a node to take it
+
+
+class Unavailable(TableError):
+    """The cluster cannot say where a table is now (Redis down, or its owner just died
+    and its lease has not run out): the client should try again in a moment (503)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("cluster_unavailable", message, 503, retry_after=1)
+
+
+class Cluster:
+    """Started after the lobby; :meth:`hand_over` after the lobby stopped its tables."""
+
+    def __init__(self, settings: Settings, lobby: Lobby, storage: DatabaseStorage,
+                 key: str) -> None:
+        assert settings.redis_url is not None
+        self.node_id = settings.node_id
+        self.url = settings.advertised_url
+        self.lobby, self.storage = lobby, storage
+        self.redis = Redis.from_url(settings.redis_url, decode_responses=True,
+                                    socket_timeout=REDIS_TIMEOUT,
+                                    socket_connect_timeout=REDIS_TIMEOUT)
+        prefix, lease = settings.redis_prefix, settings.lease_seconds
+        self.leases = Leases(self.redis, prefix, self.node_id, lease)
+        self.registry = Registry(self.redis, prefix, lease)
+        self.listing = Listing(self.redis, prefix, lease, settings.lobby_cache_seconds)
+        self.mark = relay_mark(key)
+        self.relay = Relay(self.mark)
+        self.period = lease / 3
+        self.available = False  # whether Redis answered the last loop
+        self._lease_ms = int(lease * 1000)
+        self._started = f"{prefix}started"  # ids of matches on, to find orphans among
+        self._turns = f"{prefix}turn:"  # a human turn's deadline, for whoever takes over
+        self._released = f"{prefix}released"  # channel: tables handed over at an exit
+        self._parked = f"{prefix}parked:"  # a waiting table handed over
+        self._held: set[str] = set()  # the tables this node holds a lease on
+        self._adopting: dict[str, asyncio.Future[bool]] = {}
+        self._nodes: tuple[float, dict[str, dict[str, Any]]] = (0.0, {})
+        self._tasks: list[asyncio.Task[None]] = []
+        self._started_at = time.time()
+
+    # ------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._loop(), name="cluster-loop"),
+                       asyncio.create_task(self._sweeper(), name="cluster-sweeper"),
+                       asyncio.create_task(self._listen(), name="cluster-handover")]
+
+    async def hand_over(self, drain: float) -> None:
+        """At exit: park the waiting tables in Redis, stop (and log) every table within
+        ``drain`` seconds, then give up the leases and tell the other nodes, which take
+        the tables over at once instead of waiting for the leases to run out."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        parked = {t.id: self.lobby.park(t) for t in self.lobby.tables.values()
+                  if t.status == TableStatus.WAITING}
+        await self.lobby.stop(drain)
+        held, self._held = sorted(self._held | parked.keys()), set()
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id, text in parked.items():
+                    pipe.set(self._parked + table_id, text, px=PARKED_MS)
+                await pipe.execute()
+            await self.leases.release(held)
+            for table_id in held:
+                await self.redis.publish(self._released, table_id)
+            await self.listing.withdraw(self.node_id)
+            await self.registry.leave(self.node_id)
+        except (RedisError, OSError) as exc:  # the leases run out instead
+            log.warning("hand-over incomplete, Redis: %s", exc)
+        log.info("handed over %d tables", len(held))
+
+    async def close(self) -> None:
+        """After :meth:`hand_over` (or instead: a test's lifespan)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.relay.close()
+        await self.redis.aclose()
+
+    # ------------------------------------------------------------ asked by routes
+
+    async def own(self, table_id: str) -> None:
+        """A table made here: this node's from now on (Unavailable without Redis)."""
+        try:
+            if not await self.leases.acquire(table_id):
+                raise Unavailable(f"table {table_id} is held elsewhere")
+        except (RedisError, OSError) as exc:
+            raise Unavailable(f"Redis: {exc}") from exc
+        self._held.add(table_id)
+
+    async def owner_url(self, table_id: str) -> str | None:
+        """Where to pass on a call for ``table_id``: the owner's URL if another node holds
+        it; None if this node does (taking it over first if nobody did) or nobody can
+        (the call is then answered here: 404).  Unavailable if that cannot be known now."""
+        if table_id in self.lobby.tables:
+            return None
+        try:
+            [owner] = await self.leases.owners([table_id])
+            if owner is not None and owner != self.node_id:
+                node = (await self.nodes()).get(owner)
+                if node is None:  # dead, its lease not run out yet
+                    raise Unavailable(f"table {table_id} is moving to another server")
+                url: str = node["url"]
+                return url
+        except (RedisError, OSError) as exc:
+            raise Unavailable(f"Redis: {exc}") from exc
+        await self.adopt(table_id)
+        return None
+
+    async def open_tables(self, before: int | None,
+                          limit: int) -> tuple[list[bytes], int, int | None]:
+        """The lobby of every live node (:meth:`Listing.page`); Unavailable without Redis."""
+        try:
+            return await self.listing.page(sorted(await self.nodes()), before, limit)
+        except (RedisError, OSError) as exc:
+            raise Unavailable(f"Redis: {exc}") from exc
+
+    async def nodes(self) -> dict[str, dict[str, Any]]:
+        """The live nodes, read at most once a second."""
+        read_at, nodes = self._nodes
+        if time.monotonic() - read_at >= 1.0:
+            nodes = await self.registry.nodes()
+            self._nodes = time.monotonic(), nodes
+        return nodes
+
+    async def adopt(self, table_id: str) -> bool:
+        """Take over a table whose owner is gone (or that this node's former self held):
+        lease, then the log's epoch, then the match replayed from the log.  True if this
+        node holds it now; one attempt at a time per table."""
+        if table_id in self.lobby.tables:
+            return True
+        pending = self._adopting.get(table_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._adopting[table_id] = future
+        try:
+            future.set_result(await self._take_over(table_id))
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        finally:
+            del self._adopting[table_id]
+        return future.result()
+
+    async def _take_over(self, table_id: str) -> bool:
+        if self.lobby.stopping:
+            return False
+        [owner] = await self.leases.owners([table_id])
+        if owner != self.node_id and not await self.leases.acquire(table_id):
+            return False
+        self._held.add(table_id)
+        stored = await self.storage.claim(table_id)
+        if stored is None and (parked := await self.redis.getdel(self._parked + table_id)):
+            self.lobby.unpark(table_id, cast(str, parked))  # a waiting table handed over
+            return True
+        turn = None if stored is None else cast(str | None,
+                                                 await self.redis.get(self._turns + table_id))
+        if stored is None or not self.lobby.adopt(stored, _parse_turn(turn)):
+            # Finished, never started (a waiting table lost), or a damaged log.
+            self._held.discard(table_id)
+            self.storage.forget(table_id)
+            await self.leases.release([table_id])
+            await self.redis.srem(self._started, table_id)
+            return False
+        log.info("took over table %s (epoch %s)", table_id, self.storage.epochs
+                 and self.storage.epochs.get(table_id))
+        return True
+
+    # ------------------------------------------------------------ the loop
+
+    async def _loop(self) -> None:
+        loops = 0
+        while True:
+            try:
+                if loops % SEED_EVERY == 0:
+                    await self._seed()
+                await self._tick()
+                if not self.available:
+                    log.info("cluster: Redis answers")
+                self.available = True
+            except (RedisError, OSError) as exc:
+                if self.available:
+                    log.warning("cluster: Redis unavailable: %s", exc)
+                self.available = False
+            except Exception:  # a bug must not end the loop: leases would run out
+                log.exception("cluster loop failed")
+            loops += 1
+            await asyncio.sleep(self.period)
+
+    async def _seed(self) -> None:
+        """Matches on in the log, so that orphans are found even after Redis lost its
+        data while their owner died (a crashed cluster restarting, say)."""
+        ids = await self.storage.repo.unfinished_ids()
+        if ids:
+            await self.redis.sadd(self._started, *ids)
+
+    async def _tick(self) -> None:
+        tables = self.lobby.tables
+        gone = self._held - tables.keys()  # closed here, or let go
+        if gone:
+            await self.leases.release(gone)
+            for table_id in gone:
+                self.storage.forget(table_id)
+        self._held = set(tables)
+        for table_id in await self.leases.renew(sorted(self._held)):
+            log.warning("table %s is another node's now; letting it go", table_id)
+            self._held.discard(table_id)
+            tables[table_id].post(Moved())
+        await self.registry.beat({
+            "id": self.node_id, "url": self.url, "started_at": self._started_at,
+            "tables": len(tables), "sockets": sum(t.connections for t in tables.values()),
+        })
+        await self._publish()
+
+    async def _publish(self) -> None:
+        """The lobby's open tables, the matches on, and each human turn's deadline."""
+        tables = list(self.lobby.tables.values())
+        await self.listing.publish(self.node_id, self.lobby.listed())
+        playing = [t for t in tables if t.status == TableStatus.PLAYING]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if playing:
+                pipe.sadd(self._started, *(t.id for t in playing))
+            for table in playing:
+                turn = table.turns.turn
+                if turn is not None:
+                    version, seat, deadline = turn
+                    pipe.set(self._turns + table.id, f"{version} {seat} {deadline}",
+                             px=2 * self._lease_ms)
+            await pipe.execute()
+
+    async def _sweeper(self) -> None:
+        """Take over the matches on whose owner is gone; in random order, so that nodes
+        sweeping at once share them.  Apart from the loop, so that taking over many
+        tables never delays the renewal of this node's own leases."""
+        while True:
+            try:
+                ids = sorted(cast(set[str], await self.redis.smembers(self._started)))
+                owners = await self.leases.owners(ids)
+                orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None
+                           or (owner == self.node_id and t not in self.lobby.tables)]
+                random.shuffle(orphans)
+                for table_id in orphans:
+                    await self.adopt(table_id)
+            except (RedisError, OSError):
+                pass  # the loop reports Redis's state
+            except Exception:
+                log.exception("cluster sweeper failed")
+            await asyncio.sleep(self.period)
+
+    async def _listen(self) -> None:
+        """Tables another node handed over at its exit: take them now."""
+        while True:
+            try:
+                async with self.redis.pubsub() as pubsub:
+                    await pubsub.subscribe(self._released)
+                    while True:  # polled within the socket timeout, which listen() is not
+                        message = await pubsub.get_message(ignore_subscribe_messages=True,
+                                                           timeout=REDIS_TIMEOUT / 2)
+                        if message is not None:
+                            await asyncio.sleep(random.uniform(0, 0.05))  # spread them
+                            await self.adopt(cast(str, message["data"]))
+            except (RedisError, OSError):
+                await asyncio.sleep(self.period)
+            except Exception:
+                log.exception("cluster hand-over listener failed")
+                await asyncio.sleep(self.period)
+
+
+def _parse_turn(text: str | None) -> tuple[int, int, float] | None:
+    if text is None:
+        return None
+    version, seat, deadline = text.split()
+    return int(version), int(seat), float(deadline)

@@ -1,0 +1,41 @@
+"""The live nodes: each keeps a key with its address and load, expiring unless renewed,
+so a dead node drops out of the list by itself."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from redis.asyncio import Redis
+
+
+class Registry:
+    def __init__(self, redis: Redis, prefix: str, seconds: float) -> None:
+        self._redis = redis
+        self._set = f"{prefix}nodes"
+        self._prefix = f"{prefix}node:"
+        self._ms = int(seconds * 1000)
+
+    async def beat(self, node: dict[str, Any]) -> None:
+        """Say this node is alive, with its address and load (``node["id"]`` names it)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self._set, node["id"])
+            pipe.set(self._prefix + node["id"], json.dumps(node), px=self._ms)
+            await pipe.execute()
+
+    async def leave(self, node_id: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.srem(self._set, node_id)
+            pipe.delete(self._prefix + node_id)
+            await pipe.execute()
+
+    async def nodes(self) -> dict[str, dict[str, Any]]:
+        """Every live node by id; the ids of dead ones are swept from the set."""
+        ids = sorted(cast(set[str], await self._redis.smembers(self._set)))  # decoded
+        if not ids:
+            return {}
+        found = await self._redis.mget([self._prefix + i for i in ids])
+        dead = [i for i, text in zip(ids, found, strict=True) if text is None]
+        if dead:
+            await self._redis.srem(self._set, *dead)
+        return {i: json.loads(text) for i, text in zip(ids, found, strict=True) if text}
