@@ -4,6 +4,7 @@ published, orphaned tables taken over), the takeover itself, and the hand-over a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
@@ -14,6 +15,7 @@ from redis.exceptions import RedisError
 
 from ..config import Settings
 from ..db.storage import DatabaseStorage
+from ..storage import Fenced, StorageError
 from ..tables import Lobby, Moved, TableError
 from ..vocabulary import TableStatus
 from .leases import Leases
@@ -62,7 +64,7 @@ class Cluster:
         self._released = f"{prefix}released"  # channel: tables handed over at an exit
         self._parked = f"{prefix}parked:"  # a waiting table handed over
         self._held: set[str] = set()  # the tables this node holds a lease on
-        self._adopting: dict[str, asyncio.Future[bool]] = {}
+        self._adopting: dict[str, asyncio.Task[bool]] = {}
         self._nodes: tuple[float, dict[str, dict[str, Any]]] = (0.0, {})
         self._tasks: list[asyncio.Task[None]] = []
         self._started_at = time.time()
@@ -84,6 +86,8 @@ class Cluster:
         self._tasks = []
         parked = {t.id: self.lobby.park(t) for t in self.lobby.tables.values()
                   if t.status == TableStatus.WAITING}
+        with contextlib.suppress(RedisError, OSError):
+            await self._publish()  # the human turns' deadlines as they are now
         await self.lobby.stop(drain)
         held, self._held = sorted(self._held | parked.keys()), set()
         try:
@@ -160,19 +164,11 @@ class Cluster:
         node holds it now; one attempt at a time per table."""
         if table_id in self.lobby.tables:
             return True
-        pending = self._adopting.get(table_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._adopting[table_id] = future
-        try:
-            future.set_result(await self._take_over(table_id))
-        except BaseException as exc:
-            future.set_exception(exc)
-            raise
-        finally:
-            del self._adopting[table_id]
-        return future.result()
+        task = self._adopting.get(table_id)
+        if task is None:  # shielded below: a caller that gives up leaves it to finish
+            task = self._adopting[table_id] = asyncio.create_task(self._take_over(table_id))
+            task.add_done_callback(lambda _: self._adopting.pop(table_id, None))
+        return await asyncio.shield(task)
 
     async def _take_over(self, table_id: str) -> bool:
         if self.lobby.stopping:
@@ -181,7 +177,10 @@ class Cluster:
         if owner != self.node_id and not await self.leases.acquire(table_id):
             return False
         self._held.add(table_id)
-        stored = await self.storage.claim(table_id)
+        try:
+            stored = await self.storage.claim(table_id)
+        except Fenced:  # another node claimed it right after: it is that node's
+            stored = None
         if stored is None and (parked := await self.redis.getdel(self._parked + table_id)):
             self.lobby.unpark(table_id, cast(str, parked))  # a waiting table handed over
             return True
@@ -228,16 +227,19 @@ class Cluster:
 
     async def _tick(self) -> None:
         tables = self.lobby.tables
-        gone = self._held - tables.keys()  # closed here, or let go
+        adopting = self._held & self._adopting.keys()  # leased, not in the lobby yet
+        gone = self._held - tables.keys() - adopting  # closed here, or let go
         if gone:
             await self.leases.release(gone)
             for table_id in gone:
                 self.storage.forget(table_id)
-        self._held = set(tables)
+        self._held = set(tables) | adopting
         for table_id in await self.leases.renew(sorted(self._held)):
             log.warning("table %s is another node's now; letting it go", table_id)
             self._held.discard(table_id)
-            tables[table_id].post(Moved())
+            table = tables.get(table_id)  # gone meanwhile if its own write was fenced
+            if table is not None:
+                table.post(Moved())
         await self.registry.beat({
             "id": self.node_id, "url": self.url, "started_at": self._started_at,
             "tables": len(tables), "sockets": sum(t.connections for t in tables.values()),
@@ -273,8 +275,8 @@ class Cluster:
                 random.shuffle(orphans)
                 for table_id in orphans:
                     await self.adopt(table_id)
-            except (RedisError, OSError):
-                pass  # the loop reports Redis's state
+            except (RedisError, OSError, StorageError):
+                pass  # the loop reports Redis's state, the tables the log's
             except Exception:
                 log.exception("cluster sweeper failed")
             await asyncio.sleep(self.period)
@@ -291,7 +293,7 @@ class Cluster:
                         if message is not None:
                             await asyncio.sleep(random.uniform(0, 0.05))  # spread them
                             await self.adopt(cast(str, message["data"]))
-            except (RedisError, OSError):
+            except (RedisError, OSError, StorageError):
                 await asyncio.sleep(self.period)
             except Exception:
                 log.exception("cluster hand-over listener failed")

@@ -26,7 +26,10 @@ from ..protocol import CloseCode
 log = logging.getLogger(__name__)
 
 RELAY, CLIENT = "x-belote-relay", "x-belote-client"  # headers between nodes
-FORWARD_TIMEOUT = 10.0  # seconds for the owner's answer to a forwarded call
+FORWARD_TIMEOUT = 5.0  # seconds for the owner's answer to a forwarded call
+# A relayed socket pings the owner this often and gives up as long without a pong: an
+# owner paused or cut off is noticed, and the client reconnects to whoever holds it next.
+PING_SECONDS = 3.0
 # Not passed on: hop-by-hop headers, and those the client's HTTP stack sets again.
 _DROPPED = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "upgrade",
                       "content-length", RELAY, CLIENT, "sec-websocket-key",
@@ -79,7 +82,8 @@ class Relay:
         await websocket.accept()
         try:
             upstream = await connect(url, open_timeout=FORWARD_TIMEOUT, compression=None,
-                                     ping_interval=None, max_size=None,
+                                     ping_interval=PING_SECONDS, ping_timeout=PING_SECONDS,
+                                     max_size=None,
                                      additional_headers=self._headers(
                                          list(websocket.headers.items()), address))
         except (OSError, TimeoutError, ConnectionClosed, ValueError) as exc:

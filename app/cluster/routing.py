@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..protocol import CloseCode
+from ..storage import StorageError
 from .node import Cluster, Unavailable
 from .relay import RELAY, relayed
 
@@ -42,15 +43,20 @@ class Routing:
             if url is not None and relayed(Headers(scope=scope).get(RELAY), cluster.mark):
                 # Passed on to this node, which Redis said held it, while it moved on again.
                 raise Unavailable(f"table {table_id} is moving to another server")
-            if url is None:
-                await self.app(scope, receive, send)
-            elif scope["type"] == "websocket":
-                await cluster.relay.socket(WebSocket(scope, receive, send), url)
-            else:
-                response = await cluster.relay.forward(Request(scope, receive), url)
-                await response(scope, receive, send)
-        except (Unavailable, RedisError, OSError, httpx2.TransportError) as exc:
+        except (Unavailable, RedisError, OSError, StorageError) as exc:
             await _moving(scope, receive, send, str(exc))
+            return
+        if url is None:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await cluster.relay.socket(WebSocket(scope, receive, send), url)
+        else:
+            try:
+                response = await cluster.relay.forward(Request(scope, receive), url)
+            except httpx2.TransportError as exc:  # the owner died mid-call
+                await _moving(scope, receive, send, str(exc))
+                return
+            await response(scope, receive, send)
 
 
 async def _moving(scope: Scope, receive: Receive, send: Send, why: str) -> None:

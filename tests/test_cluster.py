@@ -1,0 +1,965 @@
+"""The cluster (app/cluster/__init__.py) with real processes: several ``python -m app`` nodes on
+the machine's PostgreSQL and a Redis (the machine's, or one of the test's own that it
+restarts), clients that reconnect like the browser does (app/static/js/socket.js) to
+whichever node is up, as a round-robin balancer with health checks would send them.
+
+After every match the log is checked against what the clients were told: each action a
+client saw (an ``event``) or had acknowledged (an ``ack``) is in the log at its version,
+once, as it was told; the log's versions follow each other without a gap or a repeat;
+the log and the served record replay to the result the clients saw.  Every wait is
+bounded (tests/waiting.py), every process is killed at the end (tests/cluster_nodes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from redis.asyncio import Redis
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from app.db.repository import MatchLog
+from engine import action_name, replay
+from tests.cluster_nodes import NODE_EXIT, ROOT, Cluster, Node, OwnRedis, cluster_of
+from tests.test_recovery import stored_log
+from tests.waiting import eventually, within
+
+GUARD = 80  # seconds for a test's coroutine; pytest-timeout (120 s) is the last resort
+PLAY = 60  # seconds a match may take to its end from a given point
+BACKOFF = (0.5, 1, 2, 4, 8, 10)  # the browser's reconnect delays (app/static/js/socket.js)
+FINAL = frozenset({4001, 4003, 4004, 4009, 4400})  # no reconnect after these (protocol.md)
+TARGET = 101  # points to win: a match of a few deals, a few seconds
+KILL_AT = 25  # a human's turn at or after this version: mid-deal, mid-match
+MANY = 12  # tables of the node that goes in test_a_node_with_many_tables_goes
+State = dict[str, Any]
+
+
+# ----------------------------------------------------------------- REST
+
+
+async def call(http: httpx2.AsyncClient, method: str, node: Node, path: str,
+               who: dict[str, str] | None = None, body: Any = None,
+               expect: int = 200) -> Any:
+    headers = {} if who is None else {"Authorization": f"Bearer {who['token']}"}
+    response = await http.request(method, node.http + path, headers=headers, json=body)
+    assert response.status_code == expect, \
+        f"{method} {path} on node {node.id}: {response.status_code} {response.text}"
+    return response.json()
+
+
+async def guest(http: httpx2.AsyncClient, node: Node, name: str) -> dict[str, str]:
+    made: dict[str, str] = await call(http, "POST", node, "/api/guests", body={"name": name},
+                                      expect=201)
+    return made
+
+
+async def table_on(http: httpx2.AsyncClient, node: Node, owner: dict[str, str],
+                   name: str = "cluster") -> str:
+    """A new public table, made on ``node`` (which owns it from then on)."""
+    table = await call(http, "POST", node, "/api/tables", owner,
+                       {"name": name, "options": {"target_score": TARGET}}, expect=201)
+    assert table["node"] == node.id
+    table_id: str = table["id"]
+    return table_id
+
+
+async def fill(http: httpx2.AsyncClient, via: Node, table_id: str, owner: dict[str, str],
+               humans: dict[int, dict[str, str]]) -> list[State]:
+    """``humans`` in their seats, easy bots in the others, every call sent to ``via``;
+    the answers."""
+    answers = []
+    for seat in range(4):
+        if seat in humans:
+            answers.append(await call(http, "PUT", via, f"/api/tables/{table_id}/seats/{seat}",
+                                      humans[seat]))
+        else:
+            answers.append(await call(http, "PUT", via,
+                                      f"/api/tables/{table_id}/seats/{seat}/bot", owner,
+                                      {"level": "easy"}))
+    return answers
+
+
+async def owner_of(http: httpx2.AsyncClient, nodes: list[Node], table_id: str) -> str | None:
+    """The node ``GET /api/tables/{id}`` names, asking each of ``nodes`` in turn until one
+    answers 200; None if none does now (the table is between nodes)."""
+    for node in nodes:
+        with contextlib.suppress(httpx2.TransportError):
+            response = await http.get(f"{node.http}/api/tables/{table_id}", timeout=3)
+            if response.status_code == 200:
+                owner: str = response.json()["node"]
+                return owner
+    return None
+
+
+async def cluster_view(http: httpx2.AsyncClient, node: Node) -> dict[str, dict[str, Any]]:
+    """``GET /api/cluster`` as node ``node`` answers it: the live nodes by id."""
+    answer = await call(http, "GET", node, "/api/cluster")
+    assert answer["node"] == node.id
+    return {n["id"]: n for n in answer["nodes"]}
+
+
+async def lobby_ids(http: httpx2.AsyncClient, node: Node) -> set[str]:
+    page = await call(http, "GET", node, "/api/tables?limit=100")
+    return {t["id"] for t in page["tables"]}
+
+
+# ----------------------------------------------------------------- a client
+
+
+class Balancer:
+    """Round robin over the nodes that are up (running and not paused), as a load
+    balancer with health checks picks one for each new connection."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.out: set[str] = set()  # taken out of the rotation (paused, stopping)
+        self._turn = random.randrange(100)
+
+    def up(self) -> list[Node]:
+        return [n for n in self.cluster.nodes.values() if n.running and n.id not in self.out]
+
+    def __call__(self) -> Node:
+        nodes = self.up()
+        assert nodes, "no node is up"
+        self._turn += 1
+        return nodes[self._turn % len(nodes)]
+
+
+class Client:
+    """A table socket that behaves like the browser's: hello, then the state frames; an
+    action in flight at a time, resent after a reconnect; reconnects after any close but
+    the final ones, with the browser's backoff, to the node ``balancer`` picks (never,
+    without a balancer).  A seated client plays random legal actions on its turns,
+    except while ``hold`` says to wait (the state is then ``held``).
+
+    It keeps what it was told: every action event by version (``seen``), the
+    acknowledged actions (``acked``: id to version and action), errors, and each
+    connection's welcome and close with the node and the time."""
+
+    def __init__(self, name: str, token: str, table_id: str, first: Node, *,
+                 seat: int | None, balancer: Balancer | None, seed: int = 0) -> None:
+        self.name, self.token, self.table_id = name, token, table_id
+        self.first, self.seat, self.balancer = first, seat, balancer
+        self.rng = random.Random(seed)
+        self.state: State | None = None
+        self.pending: dict[str, Any] | None = None
+        self.acked: dict[str, tuple[int, str]] = {}
+        self.other_acks: list[dict[str, Any]] = []  # acks of actions sent by hand
+        self.seen: dict[int, dict[str, Any]] = {}
+        self.conflicts: list[str] = []  # one version told as two different actions
+        self.errors: list[dict[str, Any]] = []
+        self.welcomes: list[tuple[float, str]] = []
+        self.snapshots: list[tuple[float, str, State]] = []
+        self.closes: list[tuple[float, str, int | None, str]] = []
+        self.hold: Callable[[State], bool] | None = None
+        self.held: State | None = None
+        self.ws: ClientConnection | None = None
+        self.node: Node | None = None
+        self.done = False
+        self._acted = -1
+        self._count = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def __repr__(self) -> str:
+        return (f"<client {self.name} seat {self.seat} on {self.node and self.node.id} "
+                f"version {self.version} welcomes {self.welcomes} closes {self.closes} "
+                f"errors {self.errors} pending {self.pending}>")
+
+    @property
+    def version(self) -> int | None:
+        return None if self.state is None else int(self.state["version"])
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.state["table"]["status"] == "over"
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"client-{self.name}")
+
+    async def stop(self) -> None:
+        self.done = True
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 3)
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        node, attempt = self.first, 0
+        while not self.done:
+            code: int | None = None
+            reason = ""
+            self.node = node
+            try:
+                async with connect(node.ws(self.table_id), open_timeout=5, close_timeout=2,
+                                   ping_interval=None, max_size=None) as ws:
+                    self.ws = ws
+                    self._acted = -1  # a fresh snapshot is acted on again
+                    await ws.send(json.dumps({"type": "hello", "protocol": 1,
+                                              "token": self.token}))
+                    if self.pending is not None:  # answered again if it was done
+                        self.pending["resent"] = True
+                        await ws.send(json.dumps(self._frame(self.pending)))
+                    async for text in ws:
+                        if await self._receive(json.loads(text), node):
+                            attempt = 0
+                    code, reason = ws.close_code, ws.close_reason or ""
+            except ConnectionClosed as closed:
+                code = closed.rcvd.code if closed.rcvd is not None else 1006
+                reason = closed.rcvd.reason if closed.rcvd is not None else "abnormal"
+            except (OSError, TimeoutError, InvalidHandshake) as exc:
+                reason = f"connect: {exc!r}"
+            self.ws = None
+            self.closes.append((time.monotonic(), node.id, code, reason))
+            if self.done or code in FINAL or self.balancer is None:
+                return
+            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)]
+                                * random.uniform(0.8, 1.2))
+            attempt += 1
+            node = self.balancer()
+
+    @staticmethod
+    def _frame(pending: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "action", "id": pending["id"], "version": pending["version"],
+                "action": pending["action"]}
+
+    async def _receive(self, message: dict[str, Any], node: Node) -> bool:
+        """Take one frame in; whether it was the welcome."""
+        kind = message["type"]
+        if kind == "welcome":
+            self.welcomes.append((time.monotonic(), node.id))
+            return True
+        if kind in ("snapshot", "event"):
+            self.state = message
+            if kind == "snapshot":
+                self.snapshots.append((time.monotonic(), node.id, message))
+            event = message.get("event")
+            if event is not None and event["kind"] == "action":
+                told = self.seen.setdefault(message["version"], event)
+                if told != event:
+                    self.conflicts.append(f"version {message['version']}: {told} then {event}")
+        elif kind == "ack":
+            if self.pending is not None and self.pending["id"] == message["id"]:
+                self.acked[message["id"]] = (message["version"], self.pending["action"])
+                self.pending = None
+            else:
+                self.other_acks.append(message)
+        elif kind == "error":
+            resent = self.pending is not None and self.pending.get("resent", False)
+            self.errors.append(message | {"resent": resent, "node": node.id})
+            if self.pending is not None and self.pending["id"] == message["id"]:
+                self.pending = None
+        elif kind == "ping":
+            with contextlib.suppress(ConnectionClosed):
+                assert self.ws is not None
+                await self.ws.send(json.dumps({"type": "pong"}))
+        await self._consider()
+        return False
+
+    async def _consider(self) -> None:
+        """Act if it is this seat's turn and nothing is in flight."""
+        state = self.state
+        if (self.seat is None or state is None or state["view"] is None
+                or self.pending is not None or self.ws is None
+                or state["table"]["status"] != "playing" or state["turn"] != self.seat):
+            return
+        legal = state["view"]["legal_actions"]
+        if not legal or state["version"] == self._acted:
+            return
+        if self.hold is not None and self.hold(state):
+            self.held = state
+            return
+        await self.act(self.rng.choice(legal))
+
+    async def act(self, action: str) -> None:
+        """Send ``action`` against the current state (as the browser's ``act``)."""
+        assert self.state is not None and self.pending is None
+        self._count += 1
+        self.pending = {"id": f"{self.name}-{self._count}", "version": self.state["version"],
+                        "action": action}
+        self._acted = self.state["version"]
+        if self.ws is not None:
+            with contextlib.suppress(ConnectionClosed):
+                await self.ws.send(json.dumps(self._frame(self.pending)))
+
+    async def held_state(self, timeout: float = PLAY) -> State:
+        await eventually(lambda: self.held is not None, timeout,
+                         lambda: f"{self.name} to reach the held turn: {self!r}")
+        assert self.held is not None
+        return self.held
+
+    async def release(self, hold: Callable[[State], bool] | None = None) -> None:
+        """Play on (until ``hold`` says to wait again)."""
+        self.hold, self.held = hold, None
+        await self._consider()
+
+
+def mid_trick(at: int, choices: int = 1) -> Callable[[State], bool]:
+    """Hold at the human's first turn, at or after version ``at``, with a card of the
+    trick on the table and at least ``choices`` legal actions."""
+    def hold(state: State) -> bool:
+        view = state["view"]
+        trick = view.get("trick") or {}
+        return (state["version"] >= at and view["phase"] == "play"
+                and bool(trick.get("cards")) and len(view["legal_actions"]) >= choices)
+    return hold
+
+
+async def all_over(clients: list[Client], timeout: float = PLAY) -> None:
+    await eventually(lambda: all(c.over for c in clients), timeout,
+                     lambda: "the match to end for every client: " + "; ".join(map(repr, clients)))
+
+
+# ----------------------------------------------------------------- checks
+
+
+def check_told(log: MatchLog, clients: list[Client]) -> None:
+    """The log against what the clients were told: its versions follow each other; each
+    action event a client got, and each action it had acknowledged, is in it at that
+    version, as told."""
+    entries = [entry for deal in log.actions for entry in deal]
+    versions = [entry.version for entry in entries]
+    assert versions and None not in versions
+    first = versions[0]
+    assert first is not None
+    assert versions == list(range(first, first + len(versions))), \
+        f"the log's versions have gaps or repeats: {versions}"
+    logged = {entry.version: entry for entry in entries}
+    for client in clients:
+        assert not client.conflicts, f"{client.name} was told two stories: {client.conflicts}"
+        for action_id, (version, action) in client.acked.items():
+            entry = logged.get(version)
+            assert entry is not None, f"{client.name}'s acknowledged {action_id} (version " \
+                                      f"{version}) is not in the log"
+            assert (entry.seat, action_name(entry.action), entry.by) == \
+                (client.seat, action, "player"), f"{client.name}'s {action_id}: {entry}"
+        for version, event in client.seen.items():
+            entry = logged.get(version)
+            assert entry is not None, f"{client.name} was told of version {version} ({event}), " \
+                                      "which the log does not hold"
+            name = action_name(entry.action)
+            told = event["action"]
+            assert (entry.seat, entry.by) == (event["seat"], event["by"]), (version, entry, event)
+            assert told == name or (told == "announce" and name.startswith("announce")), \
+                (version, entry, event)
+    log.replay()  # every action checked again by the engine
+
+
+async def check_log(cluster: Cluster, table_id: str, clients: list[Client],
+                    http: httpx2.AsyncClient, node: Node) -> MatchLog:
+    """The finished match's log against what the clients were told (:func:`check_told`),
+    and it and its record, served by ``node``, replayed to the result they saw."""
+    log = await stored_log(cluster.database_url, table_id)
+    check_told(log, clients)
+    final = clients[0].state
+    assert final is not None
+    assert log.match.finished_at is not None and log.match.end_reason == "won"
+    replayed = log.replay()
+    assert replayed.is_over
+    assert (list(replayed.totals), replayed.winner) == \
+        (final["view"]["totals"], final["table"]["winner"])
+    assert log.actions[-1][-1].version == final["version"]
+    record = await call(http, "GET", node, f"/api/matches/{table_id}/record")
+    detail = await call(http, "GET", node, f"/api/matches/{table_id}")
+    from_record = replay(record)
+    assert (list(from_record.totals), from_record.winner) == \
+        (final["view"]["totals"], final["table"]["winner"])
+    assert (detail["totals"], detail["winner"]) == (final["view"]["totals"],
+                                                     final["table"]["winner"])
+    assert len(record["deals"]) == len(log.deals)
+    return log
+
+
+def same_deadline(before: State, after: State) -> bool:
+    """Whether ``after`` times the same human turn to the same deadline (milliseconds,
+    give or take the rounding of a float through Redis)."""
+    return (after["version"], after["turn"]) == (before["version"], before["turn"]) and \
+        after["deadline"] is not None and abs(after["deadline"] - before["deadline"]) <= 2
+
+
+def closed(client: Client) -> bool:
+    return bool(client.closes)
+
+
+def took_over(node: Node, table_id: str) -> bool:
+    return takeovers(node, table_id) > 0
+
+
+def takeovers(node: Node, table_id: str) -> int:
+    """How many times ``node`` took ``table_id`` over (its log says)."""
+    return node.text().count(f"took over table {table_id} ")
+
+
+def fenced_lines(node: Node, table_id: str) -> list[str]:
+    """The lines where a write of ``node``'s to ``table_id`` was refused by the fence."""
+    return [line for line in node.text().splitlines() if f"table_id={table_id}" in line
+            and "another node holds the table now; this one lets it go" in line]
+
+
+def check_one_takeover(cluster: Cluster, new_owner: Node, table_id: str) -> None:
+    """``new_owner`` took ``table_id`` over once and kept it: it never had a write of its
+    own refused, and no other node took the table over after it."""
+    assert fenced_lines(new_owner, table_id) == [], \
+        f"node {new_owner.id} took {table_id} over and then had its own write refused by " \
+        f"the fence ({takeovers(new_owner, table_id)} takeovers): " \
+        f"{fenced_lines(new_owner, table_id)}"
+    counts = {n.id: takeovers(n, table_id) for n in cluster.nodes.values()}
+    assert counts == {n: int(n == new_owner.id) for n in counts}, \
+        f"{table_id} was taken over {counts}"
+
+
+async def exited(node: Node) -> None:
+    """Wait for ``node`` to exit after SIGTERM, which it must do cleanly (status 0)."""
+    await eventually(lambda: not node.running, NODE_EXIT,
+                     lambda: f"node {node.id} to exit on SIGTERM:\n{node.tail()}")
+    assert node.process is not None and node.process.returncode == 0, node.tail()
+
+
+def check_no_errors(cluster: Cluster) -> None:
+    errors = cluster.errors()
+    assert errors == [], "errors in the nodes' logs:\n" + "\n".join(errors)
+
+
+def report(what: str, seconds: float) -> None:
+    print(f"{what}: {seconds:.2f} s")
+
+
+# ----------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+def make_cluster(tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
+    """``make_cluster("AB", env={...})``: nodes started and ready, all gone at the end."""
+    with contextlib.ExitStack() as stack:
+
+        def make(ids: str = "AB", **kwargs: Any) -> Cluster:
+            return stack.enter_context(cluster_of(tmp_path, ids, **kwargs))
+
+        yield make
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+# ----------------------------------------------------------------- 1. relayed
+
+
+async def played_through_b(cluster: Cluster) -> None:
+    a, b = cluster["A"], cluster["B"]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana = await guest(http, b, "Ana")
+        table_id = await table_on(http, a, ana)
+        # Every call from here on reaches B, which passes it on to A.
+        for answer in await fill(http, b, table_id, ana, {0: ana}):
+            assert answer["node"] == "A"
+        human = Client("ana", ana["token"], table_id, b, seat=0, balancer=None, seed=1)
+        human.start()
+        await eventually(lambda: human.state is not None, 10, lambda: repr(human))
+        started = await call(http, "POST", b, f"/api/tables/{table_id}/start", ana)
+        assert started["node"] == "A" and started["status"] == "playing"
+        for node in (a, b):
+            assert (await call(http, "GET", node, f"/api/tables/{table_id}"))["node"] == "A"
+
+        async def counted() -> bool:
+            views = [await cluster_view(http, node) for node in (a, b)]
+            return all(set(v) == {"A", "B"} and v["A"]["tables"] == 1
+                       and v["A"]["sockets"] == 1 and v["B"]["tables"] == 0
+                       and v["B"]["sockets"] == 0 for v in views)
+
+        await eventually(counted, 10, "both nodes to list A with the table and its relayed "
+                                      "socket, B with none")
+        await all_over([human])
+        assert human.welcomes and {n for _, n in human.welcomes} == {"B"}
+        assert human.closes == [] and human.errors == []
+        assert human.acked, "the human never played"
+        assert not took_over(a, table_id) and not took_over(b, table_id)
+        for node in (a, b):
+            assert (await call(http, "GET", node, f"/api/tables/{table_id}"))["node"] == "A"
+        await check_log(cluster, table_id, [human], http, b)
+        check_no_errors(cluster)
+        await human.stop()
+
+
+def test_a_match_played_through_one_node_while_another_owns_it(
+        make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster("AB")
+    cluster.run(within(played_through_b(cluster), GUARD, "the test"))
+
+
+# ----------------------------------------------------------------- 2. lobby
+
+
+async def one_lobby(cluster: Cluster) -> None:
+    a, b = cluster["A"], cluster["B"]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana, ivo = await guest(http, a, "Ana"), await guest(http, b, "Ivo")
+        on_a = await table_on(http, a, ana, "made on A")
+        on_b = await table_on(http, b, ivo, "made on B")
+        began = time.monotonic()
+
+        async def listed_everywhere() -> bool:
+            pages = [await call(http, "GET", node, "/api/tables?limit=100") for node in (a, b)]
+            # The prefix is this test's: its lobby holds these two tables and nothing else.
+            return pages[0] == pages[1] and {t["id"] for t in pages[0]["tables"]} == {on_a, on_b}
+
+        await eventually(listed_everywhere, 10, "both tables in the lobby of both nodes, "
+                                                "listed alike")
+        report("both tables listed on both nodes after", time.monotonic() - began)
+        # Each started through the other node.
+        await fill(http, b, on_a, ana, {0: ana})
+        await fill(http, a, on_b, ivo, {0: ivo})
+        await call(http, "POST", b, f"/api/tables/{on_a}/start", ana)
+        await call(http, "POST", a, f"/api/tables/{on_b}/start", ivo)
+        began = time.monotonic()
+
+        async def gone_everywhere() -> bool:
+            return all([not {on_a, on_b} & await lobby_ids(http, node) for node in (a, b)])
+
+        await eventually(gone_everywhere, 10, "both started tables to leave both lobbies")
+        report("both started tables gone from both lobbies after", time.monotonic() - began)
+        check_no_errors(cluster)
+
+
+def test_the_lobby_is_the_same_on_every_node(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster("AB")
+    cluster.run(within(one_lobby(cluster), GUARD, "the test"))
+
+
+# ----------------------------------------------------------------- 3. kill -9
+
+
+async def start_held(http: httpx2.AsyncClient, owner: Node, table_id: str,
+                     ana: dict[str, str], clients: list[Client]) -> dict[str, Any]:
+    """Connect every client, start the match on ``owner``, and return the state in which
+    Ana (``clients[0]``) holds her card mid-trick, for the test to act then."""
+    clients[0].hold = mid_trick(KILL_AT)
+    for client in clients:
+        client.start()
+    await eventually(lambda: all(c.state is not None for c in clients), 10,
+                     lambda: repr(clients))
+    await call(http, "POST", owner, f"/api/tables/{table_id}/start", ana)
+    return await clients[0].held_state()
+
+
+async def owner_killed(cluster: Cluster) -> None:
+    a, b, c = cluster["A"], cluster["B"], cluster["C"]
+    balancer = Balancer(cluster)
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana, ivo, eve = (await guest(http, a, "Ana"), await guest(http, b, "Ivo"),
+                         await guest(http, c, "Eve"))
+        table_id = await table_on(http, a, ana)
+        await fill(http, a, table_id, ana, {0: ana, 2: ivo})
+        # Ana on the owner itself; Ivo on B and Eve (watching) on C, both relayed to A.
+        ana_ws = Client("ana", ana["token"], table_id, a, seat=0, balancer=balancer, seed=2)
+        ivo_ws = Client("ivo", ivo["token"], table_id, b, seat=2, balancer=balancer, seed=3)
+        eve_ws = Client("eve", eve["token"], table_id, c, seat=None, balancer=balancer)
+        clients = [ana_ws, ivo_ws, eve_ws]
+        held = await start_held(http, a, table_id, ana, clients)
+        assert held["table"]["status"] == "playing"
+        await asyncio.sleep(1.5)  # A publishes each human turn's deadline (every second)
+        # Ana's card goes out and A dies at once: it may be logged and acknowledged, or
+        # logged and not acknowledged (resent, refused as stale), or neither (resent).
+        await ana_ws.release()
+        killed = time.monotonic()
+        a.kill()
+        assert ana_ws.pending is not None
+        in_flight = ana_ws.pending["id"]
+        owner = None
+        while owner in (None, "A"):
+            assert time.monotonic() - killed < 15, "no node took the table over in 15 s"
+            owner = await owner_of(http, [b, c], table_id)
+            await asyncio.sleep(0.05)
+        takeover = time.monotonic() - killed
+        report(f"kill -9 to node {owner} answering for the table", takeover)
+        await eventually(lambda: all(c.snapshots[-1][0] > killed for c in clients), 20,
+                         lambda: f"every client to reconnect: {clients}")
+        back = max(c.snapshots[-1][0] for c in clients) - killed
+        report("kill -9 to every client reconnected", back)
+        await all_over(clients)
+        for client in clients:
+            assert client.closes and client.closes[0][2] in (1006, 1012, 1013), client
+            assert {node for _, node in client.welcomes[1:]} <= {"B", "C"}, client
+            assert all(e["code"] == "stale_version" and e["resent"] for e in client.errors), client
+        assert takeover < 10, f"the takeover took {takeover:.1f} s"
+        # If Ana's card was lost with A (then resent), her turn kept its deadline.
+        again = next(state for at, _, state in ana_ws.snapshots if at > killed)
+        print(f"Ana's card in flight at the kill: logged by A {again['version'] > held['version']},"
+              f" acknowledged {ana_ws.acked.get(in_flight)}, errors {ana_ws.errors}")
+        if again["version"] == held["version"]:
+            assert same_deadline(held, again), (held["deadline"], again["deadline"])
+        log = await check_log(cluster, table_id, clients, http, b)
+        check_one_takeover(cluster, cluster[owner], table_id)
+        assert log.match.epoch == 1, f"taken over {log.match.epoch} times"
+        check_no_errors(cluster)
+        for client in clients:
+            await client.stop()
+
+
+def test_kill_9_of_the_owner_mid_trick(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster("ABC", env={"LEASE_SECONDS": "3"})
+    cluster.run(within(owner_killed(cluster), GUARD, "the test"))
+
+
+async def many_tables_moved(cluster: Cluster, how: str) -> None:
+    """A node holding many matches dies (``how``: "kill", SIGKILL) or stops ("term",
+    SIGTERM, handing them over); their clients come back at once, each asking B or C
+    for its table: every table is taken over once, within 10 s (3 s when handed over),
+    and kept, and its log goes on without a gap."""
+    a, b, c = cluster["A"], cluster["B"], cluster["C"]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        tables = []
+        for index in range(MANY):
+            player = await guest(http, a, f"P{index}")
+            table_id = await table_on(http, a, player)
+            await fill(http, a, table_id, player, {0: player})
+            await call(http, "POST", a, f"/api/tables/{table_id}/start", player)
+            tables.append(table_id)
+        await asyncio.sleep(1.5)  # A publishes the matches on (every 0.67 s)
+        began = time.monotonic()
+        if how == "kill":
+            a.kill()
+        else:
+            a.signal(signal.SIGTERM)
+
+        async def answered(table_id: str) -> tuple[float, str]:
+            nodes = [b, c]
+            while True:
+                random.shuffle(nodes)
+                owner = await owner_of(http, nodes, table_id)
+                if owner in ("B", "C"):
+                    assert owner is not None
+                    return time.monotonic() - began, owner
+                assert time.monotonic() - began < 15, f"{table_id} not taken over in 15 s"
+                await asyncio.sleep(0.05)
+
+        answers = await asyncio.gather(*(answered(t) for t in tables))
+        times = sorted(t for t, _ in answers)
+        report(f"{how} to each of {MANY} tables answered for, median", times[MANY // 2])
+        report(f"{how} to each of {MANY} tables answered for, max", times[-1])
+        if how == "term":
+            await exited(a)
+        await asyncio.sleep(2)  # a few rounds of the new owners' loops
+        for table_id, (_, owner) in zip(tables, answers, strict=True):
+            log = await stored_log(cluster.database_url, table_id)
+            check_told(log, [])
+            check_one_takeover(cluster, cluster[owner], table_id)
+            assert log.match.epoch == 1, f"{table_id} taken over {log.match.epoch} times"
+            assert await owner_of(http, [b, c], table_id) == owner
+        assert times[-1] < (10 if how == "kill" else 3), \
+            f"the last table was taken over after {times[-1]:.1f} s"
+        check_no_errors(cluster)
+
+
+@pytest.mark.parametrize("how", ["kill", "term"])
+def test_a_node_with_many_tables_goes(make_cluster: Callable[..., Cluster], how: str) -> None:
+    # Slow bots: the matches (their humans absent, played by cover bots) stay on.
+    cluster = make_cluster("ABC", env={"LEASE_SECONDS": "2", "BOT_DELAY": "0.5",
+                                       "MAX_TABLES_PER_ADDRESS": "100"})
+    cluster.run(within(many_tables_moved(cluster, how), GUARD, "the test"))
+
+
+# ----------------------------------------------------------------- 4. fencing
+
+
+async def owner_paused(cluster: Cluster) -> None:
+    """Two tables of A's, each with its human's socket on A and a card sent to A while it
+    is stopped: on table "played" the human plays on through B before A wakes, on table
+    "waiting" nobody does, so that A's stale card would find its place in the log free
+    and only the fence (the epoch, in the database) refuses it."""
+    a, b = cluster["A"], cluster["B"]
+    balancer = Balancer(cluster)
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana, ivo, eve = (await guest(http, a, "Ana"), await guest(http, a, "Ivo"),
+                         await guest(http, b, "Eve"))
+        played, waiting = await table_on(http, a, ana), await table_on(http, a, ivo)
+        await fill(http, a, played, ana, {0: ana})
+        await fill(http, a, waiting, ivo, {0: ivo})
+        # The humans' first sockets are on A and never reconnect; Eve watches through B.
+        old = {played: Client("ana-on-A", ana["token"], played, a, seat=0, balancer=None,
+                              seed=4),
+               waiting: Client("ivo-on-A", ivo["token"], waiting, a, seat=0, balancer=None,
+                               seed=5)}
+        eve_ws = Client("eve", eve["token"], played, b, seat=None, balancer=balancer)
+        for client in old.values():
+            client.hold = mid_trick(KILL_AT, choices=2)
+        for client in (*old.values(), eve_ws):
+            client.start()
+        await eventually(lambda: all(c.state is not None for c in (*old.values(), eve_ws)),
+                         10, lambda: f"{old} {eve_ws!r}")
+        await call(http, "POST", a, f"/api/tables/{played}/start", ana)
+        await call(http, "POST", a, f"/api/tables/{waiting}/start", ivo)
+        held = {table_id: await client.held_state() for table_id, client in old.items()}
+        await asyncio.sleep(1.5)  # A publishes each human turn's deadline (every 0.67 s)
+
+        a.signal(signal.SIGSTOP)
+        balancer.out.add("A")
+        await eventually(a.stopped, 5, "node A to stop")
+        paused = time.monotonic()
+        # A card for each table reaches A's socket buffers; A reads them once it runs again.
+        for table_id, client in old.items():
+            assert client.ws is not None
+            await client.ws.send(json.dumps({
+                "type": "action", "id": "while-stopped", "version": held[table_id]["version"],
+                "action": held[table_id]["view"]["legal_actions"][0]}))
+        for table_id in old:
+            owner = None
+            while owner != "B":
+                assert time.monotonic() - paused < 15, f"B did not take {table_id} ({owner})"
+                owner = await owner_of(http, [b], table_id)
+                await asyncio.sleep(0.05)
+        report("SIGSTOP to B answering for both tables", time.monotonic() - paused)
+
+        # On B now, each human finds the same turn, with the same deadline.
+        new = {played: Client("ana-on-B", ana["token"], played, b, seat=0, balancer=balancer,
+                              seed=6),
+               waiting: Client("ivo-on-B", ivo["token"], waiting, b, seat=0, balancer=balancer,
+                               seed=7)}
+        for table_id, client in new.items():
+            client.hold = lambda state: True
+            client.start()
+            at_b = await client.held_state(10)
+            assert at_b["view"] == held[table_id]["view"]
+            assert same_deadline(held[table_id], at_b), \
+                f"{table_id}: turn {held[table_id]['deadline']} became {at_b['deadline']}"
+        # Ana plays her other card, and on for a while, before A wakes.
+        version = held[played]["version"]
+        second = held[played]["view"]["legal_actions"][1]
+        ana_b = new[played]
+        ana_b.hold, ana_b.held = mid_trick(version + 12), None
+        await ana_b.act(second)
+        await ana_b.held_state()
+        assert (version + 1, second) in ana_b.acked.values(), ana_b
+
+        a.signal(signal.SIGCONT)
+        balancer.out.discard("A")
+        resumed = time.monotonic()
+        for table_id, client in old.items():
+            await eventually(partial(closed, client), 10,
+                             lambda: f"A to close the old sockets: {old}")
+            assert client.closes[0][2] == 1012, client
+            assert client.other_acks == [], f"A acknowledged the stale card: {client!r}"
+            assert all(v <= held[table_id]["version"] for v, _ in client.acked.values()), client
+            assert all(v <= held[table_id]["version"] for v in client.seen), \
+                f"A told of actions after its pause: {client!r}"
+
+        async def dropped() -> bool:
+            views = await cluster_view(http, a)
+            return "A" in views and views["A"]["tables"] == 0 and views["B"]["tables"] == 2
+
+        await eventually(dropped, 10, "A to drop both tables")
+        report("SIGCONT to A dropping both tables", time.monotonic() - resumed)
+        text = a.text()
+        for table_id in old:
+            fenced = [line for line in text.splitlines() if f"table_id={table_id}" in line
+                      and "another node holds the table now; this one lets it go" in line]
+            lease_lost = f"table {table_id} is another node's now; letting it go" in text
+            print(f"A let {table_id} go: write refused (Fenced) {bool(fenced)}, lease found "
+                  f"taken {lease_lost}")
+            assert fenced, f"A never tried to write to {table_id} after its pause: the fence " \
+                           "was not exercised"
+            assert (await call(http, "GET", a, f"/api/tables/{table_id}"))["node"] == "B"
+        assert "refused:" not in text, "A had a write refused other than by the fence"
+
+        # The waiting table: Ivo's other card is the one at that place in the log.
+        ivo_b = new[waiting]
+        version = held[waiting]["version"]
+        second = held[waiting]["view"]["legal_actions"][1]
+        ivo_b.hold, ivo_b.held = mid_trick(version + 8), None
+        await ivo_b.act(second)
+        await ivo_b.held_state()
+        assert (version + 1, second) in ivo_b.acked.values(), ivo_b
+        check_told(await stored_log(cluster.database_url, waiting), [ivo_b, old[waiting]])
+
+        await ana_b.release()
+        await all_over([ana_b, eve_ws])
+        log = await check_log(cluster, played, [ana_b, eve_ws, old[played]], http, a)
+        for table_id in old:
+            check_one_takeover(cluster, b, table_id)
+        assert log.match.epoch == 1
+        check_no_errors(cluster)
+        for client in (*old.values(), *new.values(), eve_ws):
+            await client.stop()
+
+
+def test_a_paused_owner_is_fenced_off(make_cluster: Callable[..., Cluster]) -> None:
+    cluster = make_cluster("AB", env={"LEASE_SECONDS": "2"})
+    cluster.run(within(owner_paused(cluster), GUARD, "the test"))
+
+
+# ----------------------------------------------------------------- 5. SIGTERM
+
+
+async def owner_terminated(cluster: Cluster) -> None:
+    a, b = cluster["A"], cluster["B"]
+    balancer = Balancer(cluster)
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana, eve = await guest(http, a, "Ana"), await guest(http, b, "Eve")
+        table_id = await table_on(http, a, ana)
+        await fill(http, a, table_id, ana, {0: ana})
+        ana_ws = Client("ana", ana["token"], table_id, a, seat=0, balancer=balancer, seed=6)
+        eve_ws = Client("eve", eve["token"], table_id, b, seat=None, balancer=balancer)
+        clients = [ana_ws, eve_ws]
+        held = await start_held(http, a, table_id, ana, clients)
+        terminated = time.monotonic()
+        a.signal(signal.SIGTERM)
+        balancer.out.add("A")  # its /readyz says shutting_down from now on
+        owner = None
+        while owner != "B":
+            assert time.monotonic() - terminated < 10, f"B did not take the table ({owner})"
+            owner = await owner_of(http, [b], table_id)
+            await asyncio.sleep(0.02)
+        moved = time.monotonic() - terminated
+        report("SIGTERM to B answering for the table", moved)
+        # Ana plays her held turn as soon as she is back, on B.
+        await eventually(lambda: ana_ws.snapshots[-1][0] > terminated, 10,
+                         lambda: f"Ana to reconnect: {ana_ws!r}")
+        _, node, again = ana_ws.snapshots[-1]
+        assert node == "B" and again["version"] == held["version"], again
+        assert again["view"] == held["view"]
+        await ana_ws.release()
+        await eventually(lambda: any(v > held["version"] for v, _ in ana_ws.acked.values()),
+                         10, lambda: f"Ana's first action on B: {ana_ws!r}")
+        playable = time.monotonic() - terminated
+        report("SIGTERM to Ana's action acknowledged on B", playable)
+        await exited(a)
+        await all_over(clients)
+        for client in clients:
+            after = [w for w in client.welcomes if w[0] > terminated]
+            assert [node for _, node in after] == ["B"], f"reconnected more than once: {client!r}"
+            assert client.closes[0][2] == 1012, client
+            assert client.errors == [], client
+        assert "handed over 1 tables" in a.text()
+        check_one_takeover(cluster, b, table_id)
+        assert moved <= 3, f"the table took {moved:.1f} s to move"
+        assert playable <= 3.5, f"the table was not playable for {playable:.1f} s"
+        await check_log(cluster, table_id, clients, http, b)
+        check_no_errors(cluster)
+        # The turn Ana was on when A stopped kept its deadline on B (the hand-over, like
+        # a takeover, keeps the remaining turn time).
+        assert same_deadline(held, again), \
+            f"Ana's turn, due at {held['deadline']} on A, is due at {again['deadline']} on B: " \
+            f"{(again['deadline'] - held['deadline']) / 1000:+.1f} s"
+        for client in clients:
+            await client.stop()
+
+
+def test_sigterm_hands_the_tables_over_at_once(make_cluster: Callable[..., Cluster]) -> None:
+    # A 30 s lease: only the hand-over can move the table within the test's few seconds.
+    cluster = make_cluster("AB", env={"LEASE_SECONDS": "30"})
+    cluster.run(within(owner_terminated(cluster), GUARD, "the test"))
+
+
+# ----------------------------------------------------------------- 6. Redis restarted
+
+
+async def redis_restarted(cluster: Cluster, redis_server: OwnRedis) -> None:
+    a, b = cluster["A"], cluster["B"]
+    balancer = Balancer(cluster)
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana, eve = await guest(http, a, "Ana"), await guest(http, b, "Eve")
+        table_id = await table_on(http, a, ana)
+        await fill(http, a, table_id, ana, {0: ana})
+        ana_ws = Client("ana", ana["token"], table_id, a, seat=0, balancer=balancer, seed=7)
+        eve_ws = Client("eve", eve["token"], table_id, b, seat=None, balancer=balancer)
+        clients = [ana_ws, eve_ws]
+        held = await start_held(http, a, table_id, ana, clients)
+
+        redis_server.kill()
+        down = time.monotonic()
+
+        async def unready() -> bool:
+            for node in (a, b):
+                response = await http.get(f"{node.http}/readyz")
+                if response.status_code != 503 or response.json()["code"] != "redis_unavailable":
+                    return False
+            return True
+
+        await eventually(unready, 10, "both nodes to say redis_unavailable")
+        report("Redis killed to both /readyz saying so", time.monotonic() - down)
+        # Meanwhile the match goes on on its owner.
+        await ana_ws.release(mid_trick(held["version"] + 12))
+        await ana_ws.held_state(20)
+        during = dict(ana_ws.acked)
+        assert during, "nothing acknowledged while Redis was down"
+        elsewhere = await http.get(f"{b.http}/api/tables/{table_id}")
+        assert elsewhere.status_code == 503, elsewhere.text
+        assert elsewhere.json()["detail"]["code"] == "cluster_unavailable"
+        assert elsewhere.headers["Retry-After"] == "1"
+        refused = await http.post(f"{a.http}/api/tables", json={"name": "during"},
+                                  headers={"Authorization": f"Bearer {ana['token']}"})
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["detail"]["code"] == "cluster_unavailable"
+
+        redis_server.start()  # empty: no persistence
+        up = time.monotonic()
+
+        async def ready() -> bool:
+            return all([(await http.get(f"{n.http}/readyz")).status_code == 200 for n in (a, b)])
+
+        await eventually(ready, 10, "both nodes ready again")
+        report("Redis back to both /readyz ready", time.monotonic() - up)
+        # B holds no table: it answers only by finding the owner in Redis.
+        owner = None
+        while owner not in ("A", "B"):
+            assert time.monotonic() - up < 15, "the table has no owner after Redis came back"
+            owner = await owner_of(http, [b], table_id)
+            await asyncio.sleep(0.1)
+        report(f"Redis back to the table answered for (by {owner})", time.monotonic() - up)
+        async with Redis.from_url(redis_server.url, decode_responses=True) as direct:
+            assert await direct.get(f"{cluster.prefix}owner:{table_id}") == owner
+        await ana_ws.release()
+        await all_over(clients)
+        for client in clients:
+            assert all(e["code"] == "stale_version" and e["resent"] for e in client.errors), client
+        await check_log(cluster, table_id, clients, http, b)
+        check_no_errors(cluster)
+        for client in clients:
+            await client.stop()
+
+
+def test_redis_restarted_mid_match(make_cluster: Callable[..., Cluster],
+                                   own_redis: OwnRedis) -> None:
+    cluster = make_cluster("AB", redis_url=own_redis.url, env={"LEASE_SECONDS": "2"})
+    cluster.extra.append(own_redis.log)
+    cluster.run(within(redis_restarted(cluster, own_redis), GUARD, "the test"))
+
+
+# ----------------------------------------------------------------- 7. refused
+
+
+def test_redis_with_sqlite_is_refused_at_start(tmp_path: Path) -> None:
+    env = os.environ | {"PYTHONPATH": str(ROOT), "REDIS_URL": "redis://127.0.0.1:6379/0",
+                        "DATABASE_URL": f"sqlite:///{tmp_path / 'belote.db'}",
+                        "SECRET_KEY": "cluster-test-secret-key-0123456789abcdefghijklmnop"}
+    began = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "app", "--port", "0"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=30, check=False)
+    took = time.monotonic() - began
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "PostgreSQL" in lines[0] and "REDIS_URL" in lines[0], lines[0]
+    assert result.stdout == ""
+    assert took < 15, f"took {took:.1f} s to refuse"
+    assert not (tmp_path / "belote.db").exists()
