@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from .api.errors import add_error_handlers
-from .api.routes import cluster, guests, history, ops, server, tables, ws
+from .api.routes import cluster, guests, history, ops, play, server, tables, ws
 from .auth import Tokens
 from .bots import BotRunner
 from .cluster import Cluster
@@ -28,10 +28,11 @@ from .db.migrate import check_schema
 from .db.session import Database
 from .db.storage import DatabaseStorage
 from .logs import log_config
+from .matchmaking import Matchmaker
 from .monitor import LagMonitor
 from .storage import Storage
 from .tables import Lobby
-from .tables.clock import Clock
+from .tables.clock import Clock, LoopClock
 
 STATIC = Path(__file__).parent / "static"
 # Seconds the database connections get to close at shutdown, after the tables, the
@@ -65,6 +66,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             app.state.lobby = Lobby(settings, bots, app.state.storage, clock)
             app.state.cluster = cluster = None if settings.redis_url is None else Cluster(
                 settings, app.state.lobby, app.state.storage, key)
+            app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
+                                                 clock or LoopClock())
             app.state.monitor = monitor
             await bots.start()
             monitor.start()
@@ -75,6 +78,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                     await cluster.start()
                 yield
             finally:
+                await app.state.matchmaker.close()
                 # Server.shutdown stopped the tables already; not so under a TestClient.
                 await app.state.lobby.stop(drain_time(settings))
                 if cluster is not None:
@@ -92,6 +96,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     )
     app.include_router(guests.router, prefix="/api")
     app.include_router(tables.router, prefix="/api")
+    app.include_router(play.router, prefix="/api")
     app.include_router(ws.router, prefix="/api")
     app.include_router(server.router, prefix="/api")
     app.include_router(cluster.router, prefix="/api")

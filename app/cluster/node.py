@@ -16,7 +16,7 @@ from redis.exceptions import RedisError
 from ..config import Settings
 from ..db.storage import DatabaseStorage
 from ..storage import Fenced, StorageError
-from ..tables import Lobby, Moved, TableError
+from ..tables import Lobby, Moved, Table, TableError
 from ..vocabulary import TableStatus
 from .leases import Leases
 from .listing import Listing
@@ -114,14 +114,19 @@ class Cluster:
 
     # ------------------------------------------------------------ asked by routes
 
-    async def own(self, table_id: str) -> None:
-        """A table made here: this node's from now on (Unavailable without Redis)."""
+    async def own(self, table: Table) -> None:
+        """A table just made here: this node's from now on, before anyone hears of it;
+        without Redis it goes at once (Unavailable)."""
         try:
-            if not await self.leases.acquire(table_id):
-                raise Unavailable(f"table {table_id} is held elsewhere")
+            if not await self.leases.acquire(table.id):
+                raise Unavailable(f"table {table.id} is held elsewhere")
         except (RedisError, OSError) as exc:
+            table.let_go()
             raise Unavailable(f"Redis: {exc}") from exc
-        self._held.add(table_id)
+        except Unavailable:
+            table.let_go()
+            raise
+        self._held.add(table.id)
 
     async def owner_url(self, table_id: str) -> str | None:
         """Where to pass on a call for ``table_id``: the owner's URL if another node holds
@@ -130,17 +135,24 @@ class Cluster:
         if table_id in self.lobby.tables:
             return None
         try:
-            [owner] = await self.leases.owners([table_id])
-            if owner is not None and owner != self.node_id:
-                node = (await self.nodes()).get(owner)
-                if node is None:  # dead, its lease not run out yet
-                    raise Unavailable(f"table {table_id} is moving to another server")
-                url: str = node["url"]
-                return url
+            url = await self._elsewhere(table_id)
+            if url is None and not await self.adopt(table_id):
+                url = await self._elsewhere(table_id)  # another node took it meanwhile
         except (RedisError, OSError) as exc:
             raise Unavailable(f"Redis: {exc}") from exc
-        await self.adopt(table_id)
-        return None
+        return url
+
+    async def _elsewhere(self, table_id: str) -> str | None:
+        """The URL of the live node that holds ``table_id``, None if none but this one
+        does; Unavailable while its holder is dead and its lease has not run out."""
+        [owner] = await self.leases.owners([table_id])
+        if owner is None or owner == self.node_id:
+            return None
+        node = (await self.nodes()).get(owner) or (await self.nodes(fresh=True)).get(owner)
+        if node is None:
+            raise Unavailable(f"table {table_id} is moving to another server")
+        url: str = node["url"]
+        return url
 
     async def open_tables(self, before: int | None,
                           limit: int) -> tuple[list[bytes], int, int | None]:
@@ -150,10 +162,11 @@ class Cluster:
         except (RedisError, OSError) as exc:
             raise Unavailable(f"Redis: {exc}") from exc
 
-    async def nodes(self) -> dict[str, dict[str, Any]]:
-        """The live nodes, read at most once a second."""
+    async def nodes(self, *, fresh: bool = False) -> dict[str, dict[str, Any]]:
+        """The live nodes, read at most once a second unless ``fresh`` (a node that has
+        just started may hold a table before this node's copy of the list knows it)."""
         read_at, nodes = self._nodes
-        if time.monotonic() - read_at >= 1.0:
+        if fresh or time.monotonic() - read_at >= 1.0:
             nodes = await self.registry.nodes()
             self._nodes = time.monotonic(), nodes
         return nodes

@@ -22,6 +22,9 @@ from .clients import Client
 class SitDown:
     player: Player
     seat: int
+    # The player's socket is on its way (a table started at once, as play now's): until
+    # it is there, the seat's turns wait on the turn timer, not on a cover bot.
+    arriving: bool = False
 
 
 @dataclass(frozen=True, slots=True)

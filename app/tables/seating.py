@@ -37,7 +37,9 @@ async def sit_down(table: Table, command: SitDown) -> TablePublic:
     if seat_of(table, player) is not None:
         raise TableError("already_seated", "you already have a seat at this table")
     client = table.audience.get(player.id)
-    table.seats[seat] = Seat(kind=SeatKind.HUMAN, player=player, connected=client is not None)
+    here = client is not None
+    table.seats[seat] = Seat(kind=SeatKind.HUMAN, player=player, connected=here,
+                             returning=command.arriving and not here)
     if client is not None:
         client.seat = seat
     return table.changed({"kind": "seat", "seat": seat})

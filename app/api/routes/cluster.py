@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from ..deps import ClusterDep, LobbyDep, SettingsDep
 
 router = APIRouter(tags=["server"])
+STARTED = time.time()  # when this process started: its ``started_at`` when alone
 
 
 class NodeOut(BaseModel):
@@ -41,5 +42,3 @@ async def cluster_nodes(settings: SettingsDep, lobby: LobbyDep,
         nodes = list((await cluster.nodes()).values())
     return ClusterOut(node=settings.node_id, nodes=[NodeOut(**n) for n in nodes])
 
-
-STARTED = time.time()

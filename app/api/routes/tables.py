@@ -8,7 +8,6 @@ from fastapi import APIRouter, Query, Request, Response, status
 
 from engine import Options
 
-from ...cluster.node import Unavailable
 from ...models import BotCreate, TableCreate, TablePage, TablePublic
 from ...tables import (
     AddBot,
@@ -80,11 +79,7 @@ async def create_table(
     )
     table = lobby.create(player, config, request.client.host if request.client else None)
     if cluster is not None:  # the other nodes must find it before its creator's socket
-        try:
-            await cluster.own(table.id)
-        except Unavailable:
-            table.let_go()
-            raise
+        await cluster.own(table)
     return table.info()
 
 

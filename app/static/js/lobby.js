@@ -1,10 +1,12 @@
-// The lobby: your name, open tables (refreshed), and the create-table form.
+// The lobby: your name, Play now (quickplay.js), open tables (refreshed), and the
+// create-table form.
 
 import { api, createGuest, guest } from "./api.js";
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { protocol } from "./protocol.js";
+import { playNowCard, showQueue } from "./quickplay.js";
 
 const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 
@@ -229,10 +231,14 @@ export function renderLobby(root, ctx) {
       h("div.hero-fan", { "aria-hidden": "true" },
         HERO_CARDS.map((card, i) => h("div.hero-card", { style: `--i:${i}` }, cardSvg(card))))),
     h("div.lobby-grid", {},
-      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), createForm(ctx)),
+      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), playNowCard(ctx), createForm(ctx)),
       tables)));
   render();
   refresh();
   const timer = setInterval(refresh, REFRESH_MS);
-  return () => clearInterval(timer);
+  const queue = showQueue();
+  return () => {
+    clearInterval(timer);
+    queue();
+  };
 }

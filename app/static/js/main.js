@@ -37,7 +37,8 @@ const ctx = {
     banner.dataset.status = status;
     if (!visible) return;
     const text = t(`conn.${status}`);
-    fill(banner, status === "offline" ? h("span.spinner") : null, h("span", {}, text),
+    const retrying = status === "offline" || status === "moving";
+    fill(banner, retrying ? h("span.spinner") : null, h("span", {}, text),
       status === "replaced" ? h("button.btn.ghost", { type: "button", onclick: () => route() }, t("conn.take_back")) : null);
   },
 };

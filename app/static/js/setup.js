@@ -5,6 +5,7 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { seatName } from "./labels.js";
 import { protocol } from "./protocol.js";
+import { foundByQueue } from "./quickplay.js";
 
 function levelSelect(testid) {
   const { values, default: preset } = protocol.levels;
@@ -21,6 +22,9 @@ export function setupPanel(frame, act, busy = false) {
   const filled = table.seats.every((s) => s.kind !== "empty");
   const me = guest();
   const creator = Boolean(me) && me.id === table.owner; // bots and the start are theirs
+  // The queue's table starts by itself once its players are there (its creator may
+  // still start it sooner).
+  const starting = filled && foundByQueue(id);
   const link = `${location.origin}${location.pathname}#/t/${id}`;
   const slot = (seat) => {
     const held = table.seats[seat];
@@ -64,16 +68,16 @@ export function setupPanel(frame, act, busy = false) {
     }
   };
   return h("div.setup.panel", {},
-    h("h2", {}, t("setup.title")),
-    h("p.muted", {}, t(creator ? "setup.hint" : "setup.hint_guest")),
+    h("h2", {}, t(starting ? "quick.found" : "setup.title")),
+    h("p.muted", {}, t(starting ? "quick.starts_soon" : creator ? "setup.hint" : "setup.hint_guest")),
     h("ol.slots", {}, [0, 1, 2, 3].map(slot)),
-    creator ? h("div.row.fill", {}, fillLevel,
+    creator && !starting ? h("div.row.fill", {}, fillLevel,
       h("button.btn", { type: "button", "data-testid": "fill-bots", disabled: filled || busy, onclick: () => act(fill) },
         t("setup.fill_bots"))) : null,
-    h("div.row.share", {}, h("input", { readonly: true, value: link, "aria-label": t("setup.share") }),
+    starting ? null : h("div.row.share", {}, h("input", { readonly: true, value: link, "aria-label": t("setup.share") }),
       h("button.btn.ghost", { type: "button", onclick: copy }, t("setup.copy"))),
     creator
       ? h("button.btn.primary.big.start", { type: "button", "data-testid": "start", disabled: !filled || busy,
         onclick: () => act(() => api("POST", `/api/tables/${id}/start`)) }, t("setup.start"))
-      : h("p.creator-starts", { "data-testid": "creator-starts" }, t("setup.creator_starts")));
+      : starting ? null : h("p.creator-starts", { "data-testid": "creator-starts" }, t("setup.creator_starts")));
 }

@@ -4,9 +4,10 @@ import { protocol } from "./protocol.js";
 
 const PING_EVERY = 20000;
 const BACKOFF = [500, 1000, 2000, 4000, 8000, 10000];
+const MOVING_RETRY = 1000;
 
 export class TableSocket {
-  /** handlers: onFrame(msg), onStatus("connecting"|"connected"|"offline"),
+  /** handlers: onFrame(msg), onStatus("connecting"|"connected"|"offline"|"moving"),
    *  onError(msg, resent), onClosed(code) for closes that end the session,
    *  onClock(offset): the server's clock minus the browser's, in ms (from a ping). */
   constructor(tableId, token, handlers) {
@@ -27,8 +28,11 @@ export class TableSocket {
     this.handlers.onStatus(this.attempt ? "offline" : "connecting");
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "hello", protocol: protocol.version, token: this.token }));
-      if (this.pending) this.raw({ type: "action", ...this.pending }); // answered again if done
-      this.pending = this.pending && { ...this.pending, resent: true };
+      const sent = this.pending;
+      if (sent) { // answered again if it was done; the same id, so never done twice
+        this.raw({ type: "action", id: sent.id, version: sent.version, action: sent.action });
+        this.pending = { ...sent, resent: true };
+      }
     };
     ws.onmessage = (message) => this.receive(JSON.parse(message.data));
     ws.onclose = (close) => this.closed(ws, close.code);
@@ -80,8 +84,11 @@ export class TableSocket {
       this.handlers.onClosed(code);
       return;
     }
-    this.handlers.onStatus("offline");
-    const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
+    // A restart, or a cluster moving the table (RESTART, TRY_AGAIN), is over in seconds: come
+    // back every second meanwhile rather than backing off as from a lost network.
+    const moving = [protocol.close_codes.RESTART, protocol.close_codes.TRY_AGAIN].includes(code);
+    this.handlers.onStatus(moving ? "moving" : "offline");
+    const delay = moving ? MOVING_RETRY : BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
     this.attempt += 1;
     this.retry = setTimeout(() => this.connect(), delay * (0.8 + 0.4 * Math.random()));
   }

@@ -1,0 +1,120 @@
+"""Play now: ``POST /api/quickplay`` (a started table against bots) and the queue for
+people, ``/api/queue`` (app/matchmaking.py; docs/protocol.md, "Play now")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Request, status
+from pydantic import BaseModel, ConfigDict, Field
+
+from ai import Level
+from engine.options import Variant
+
+from ...matchmaking import Entry, Matchmaker
+from ...models import TablePublic
+from ...tables import TableError
+from ..deps import PlayerDep
+from ..errors import error_responses
+
+router = APIRouter(tags=["play now"], responses=error_responses({
+    401: "Missing or invalid token",
+    422: "A value the route does not take (`fields` says which)",
+    503: "Shutting down, or (a cluster) Redis out of reach"}))
+
+DEFAULT_WAIT, MAX_WAIT = 20.0, 300.0  # seconds before bots fill a queued player's table
+
+
+def get_matchmaker(request: Request) -> Matchmaker:
+    matchmaker: Matchmaker = request.app.state.matchmaker
+    return matchmaker
+
+
+MatchmakerDep = Annotated[Matchmaker, Depends(get_matchmaker)]
+
+
+class QuickPlay(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    variant: Variant = Variant.BULGARIAN
+    level: Level = Field(default=Level.NORMAL, description="The three bots' level.")
+
+
+class QueueJoin(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    variant: Variant = Variant.BULGARIAN
+    wait_seconds: float = Field(
+        default=DEFAULT_WAIT, ge=0, le=MAX_WAIT,
+        description="How long to wait for other people before bots fill the empty seats.")
+
+
+class QueueStatus(BaseModel):
+    """Where the caller stands in the queue; fields that do not apply are left out."""
+
+    status: Literal["waiting", "seated", "failed", "left"]
+    variant: str | None = None
+    since: float | None = Field(default=None, description="Waiting: when it began (epoch s).")
+    deadline: float | None = Field(
+        default=None, description="Waiting: when bots fill the empty seats (epoch s).")
+    waited: float | None = Field(
+        default=None, description="Waiting: seconds waited so far (for a client whose "
+        "clock differs from the server's).")
+    players: int | None = Field(
+        default=None, description="Waiting: players in this variant's queue, the caller too.")
+    table_id: str | None = Field(default=None, description="Seated: the table to open.")
+    code: str | None = Field(default=None, description="Failed: the error code, as "
+                             "`POST /api/tables` would have answered.")
+    message: str | None = None
+
+
+@router.post("/quickplay", status_code=status.HTTP_201_CREATED, responses=error_responses({
+    429: "Too many tables: on the server, or open ones of the player or address"}))
+async def quickplay(body: QuickPlay, player: PlayerDep, matchmaker: MatchmakerDep,
+                    request: Request) -> TablePublic:
+    """A table started at once: the caller in seat 0, three bots of ``level``.  The same
+    limits as `POST /api/tables`."""
+    address = request.client.host if request.client else None
+    table = await matchmaker.quickplay(player, body.variant, body.level, address)
+    return table.info()
+
+
+@router.post("/queue", response_model_exclude_none=True)
+async def join_queue(body: QueueJoin, player: PlayerDep, matchmaker: MatchmakerDep,
+                     request: Request) -> QueueStatus:
+    """Wait for other people who want a game of ``variant``: four of them are seated
+    together at once; when the caller's ``wait_seconds`` are over, bots fill the empty
+    seats.  Poll `GET /api/queue` (at least every 15 s: it keeps the place) to learn the
+    table.  Asking again for the same variant keeps the place; another variant moves."""
+    address = request.client.host if request.client else None
+    entry = await matchmaker.join(player, body.variant, body.wait_seconds, address)
+    return await _status(matchmaker, entry)
+
+
+@router.get("/queue", response_model_exclude_none=True, responses=error_responses({
+    404: "Not in the queue (`not_queued`): never joined, left, or stopped polling"}))
+async def queue_status(player: PlayerDep, matchmaker: MatchmakerDep) -> QueueStatus:
+    """Where the caller stands: ``waiting``, ``seated`` (with ``table_id``: open it and
+    connect) or ``failed`` (the table could not be made: ``code``)."""
+    entry = await matchmaker.status(player)
+    if entry is None:
+        raise TableError("not_queued", "you are not in the queue", 404)
+    return await _status(matchmaker, entry)
+
+
+@router.delete("/queue", response_model_exclude_none=True)
+async def leave_queue(player: PlayerDep, matchmaker: MatchmakerDep) -> QueueStatus:
+    """Leave the queue: ``left``; or, when a table was made for the caller already,
+    ``seated`` with its id (too late to leave the queue: leave the seat instead)."""
+    entry = await matchmaker.leave(player)
+    return QueueStatus(status="left") if entry is None else await _status(matchmaker, entry)
+
+
+async def _status(matchmaker: Matchmaker, entry: Entry) -> QueueStatus:
+    if entry.status == "seated":
+        return QueueStatus(status="seated", table_id=entry.table_id)
+    if entry.status == "failed":
+        return QueueStatus(status="failed", code=entry.code, message=entry.message)
+    # Waiting, or popped and being seated this moment: the player still waits.
+    now = matchmaker.clock.time()
+    return QueueStatus(status="waiting", variant=entry.variant, since=entry.since,
+                       deadline=entry.deadline, waited=max(0.0, now - entry.since),
+                       players=max(1, await matchmaker.queue.waiting(entry.variant)))
