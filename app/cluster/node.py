@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT = 1.0  # seconds for any Redis call: a stalled Redis must not stall tables
 SEED_EVERY = 30  # loops between two readings of the unfinished matches from the log
+LOBBY_EVERY = 0.25  # seconds between two looks for a change in this node's open tables
 PARKED_MS = 60_000  # how long a waiting table handed over waits for a node to take it
 
 
@@ -73,6 +74,7 @@ class Cluster:
 
     async def start(self) -> None:
         self._tasks = [asyncio.create_task(self._loop(), name="cluster-loop"),
+                       asyncio.create_task(self._lobby(), name="cluster-lobby"),
                        asyncio.create_task(self._sweeper(), name="cluster-sweeper"),
                        asyncio.create_task(self._listen(), name="cluster-handover")]
 
@@ -274,6 +276,19 @@ class Cluster:
                     pipe.set(self._turns + table.id, f"{version} {seat} {deadline}",
                              px=2 * self._lease_ms)
             await pipe.execute()
+
+    async def _lobby(self) -> None:
+        """The lobby's open tables, published as soon as they change (checked every
+        LOBBY_EVERY): a table made here shows on every node within a moment, not a loop
+        period.  The loop republishes them anyway, which keeps the key alive."""
+        published: list[tuple[int, str]] | None = None
+        while True:
+            listed = self.lobby.listed()
+            if listed != published:
+                with contextlib.suppress(RedisError, OSError):
+                    await self.listing.publish(self.node_id, listed)
+                    published = listed
+            await asyncio.sleep(LOBBY_EVERY)
 
     async def _sweeper(self) -> None:
         """Take over the matches on whose owner is gone; in random order, so that nodes

@@ -182,6 +182,14 @@ function actions(frame, ui) {
     h("p.muted.small", {}, t("play.declare_hint")));
 }
 
+/** #autoplay: a bot plays this seat after missed turns; the player takes it back. */
+function autoplayBanner(ui) {
+  return h("div#autoplay.panel", { role: "status", "data-testid": "autoplay" },
+    h("span.autoplay-text", {}, botIcon(), h("span", {}, t("seat.autoplay_notice"))),
+    h("button.btn.primary", { type: "button", "data-testid": "resume", disabled: ui.resumeSent,
+                              onclick: ui.onResume }, t("seat.resume")));
+}
+
 function auctionLog(frame) {
   const view = frame.view;
   if (!view || !view.auction.length) return null; // no calls yet: nothing to list
@@ -234,7 +242,7 @@ export function board(frame, ui) {
     trickArea(frame, ui, positions),
     ui.center,
     auctionLog(frame),
-    actions(frame, ui),
+    ui.autoplay ? autoplayBanner(ui) : actions(frame, ui),
     hand(frame, ui),
   ];
 }

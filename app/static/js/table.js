@@ -230,10 +230,12 @@ export function renderTable(root, ctx, tableId) {
     else if ((table.status === "over" || table.status === "closed") && !ui.held) {
       center = matchOver(frame, { busy: ui.busy, onRematch: rematch, onScores: () => openScores(), summary: ui.overSummary });
     }
+    const autoplay = onAutoplay(frame);
+    if (!autoplay) ui.resumeSent = false;
     const animate = animations();
     felt.className = `felt phase-${view ? view.phase : "waiting"} status-${table.status}${animate ? " animated" : ""}`;
     fill(felt, board(frame, {
-      ...ui, animate, center, settings: settings(),
+      ...ui, animate, center, settings: settings(), autoplay, onResume: resume,
       onCard, onAction: send, onLastTrick: openLastTrick, onScores: () => openScores(),
     }));
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
@@ -241,6 +243,28 @@ export function renderTable(root, ctx, tableId) {
     if (trickDialog.open && lastTrick(view)) {
       fill(trickDialog, lastTrickContent(frame, () => trickDialog.close(), settings()));
     }
+  }
+
+  /** True while a bot plays the player's own seat after missed turns (`autoplay`). */
+  function onAutoplay(frame) {
+    if (!frame || frame.table.status !== "playing" || frame.seat === null || frame.seat === undefined) return false;
+    const held = frame.table.seats[frame.seat];
+    return Boolean(held && held.autoplay);
+  }
+
+  /** The protocol's `resume`: the seat back from the cover bot. */
+  function resume() {
+    socket.resume();
+    ui.resumeSent = true;
+    ui.resumedAt = Date.now();
+    clearTimeout(ui.resumeTimer); // no answer (the socket was down): the button comes back
+    ui.resumeTimer = setTimeout(() => { ui.resumeSent = false; render(); }, 3000);
+    render();
+  }
+
+  /** A pointer or a key on the page: the player is clearly back. */
+  function onPresence() {
+    if (onAutoplay(store.frame) && !(ui.resumedAt && Date.now() - ui.resumedAt < 2000)) resume();
   }
 
   function onKey(event) {
@@ -268,6 +292,8 @@ export function renderTable(root, ctx, tableId) {
     }
   }
   document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", onPresence);
+  document.addEventListener("pointerdown", onPresence);
   window.addEventListener("belote:redraw", render);
 
   const clock = setInterval(() => {
@@ -279,7 +305,10 @@ export function renderTable(root, ctx, tableId) {
     queue.length = 0;
     clearInterval(clock);
     clearTimeout(ui.noticeTimer);
+    clearTimeout(ui.resumeTimer);
     document.removeEventListener("keydown", onKey);
+    document.removeEventListener("keydown", onPresence);
+    document.removeEventListener("pointerdown", onPresence);
     window.removeEventListener("belote:redraw", render);
     socket.close();
     ctx.connection("idle");
