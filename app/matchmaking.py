@@ -483,8 +483,14 @@ class Matchmaker:
         made here."""
         if self.lobby.stopping:
             return  # another node, or this one after its restart, seats them
+        failed: TableError | None = None
         for group in await self.queue.pop(variant, self.clock.time()):
-            await self._seat(group)
+            try:
+                await self._seat(group)
+            except TableError as exc:  # the other groups are seated all the same
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
     async def _seat(self, entries: list[Entry]) -> None:
         group = [Member(entry.player, entry.address) for entry in entries]
@@ -498,9 +504,13 @@ class Matchmaker:
             await self.queue.settle([e.model_copy(update={
                 "status": "failed", "code": exc.code, "message": str(exc)}) for e in entries])
             return
-        await self.queue.settle([e.model_copy(update={"status": "seated",
-                                                      "table_id": table.id})
-                                 for e in entries])
+        try:
+            await self.queue.settle([e.model_copy(update={"status": "seated",
+                                                          "table_id": table.id})
+                                     for e in entries])
+        except TableError:  # nobody can learn of the table (Redis went away): it goes
+            await abandon(table, group)
+            raise
         task = asyncio.create_task(self._start_when_here(table, owner, group),
                                    name=f"queue-start-{table.id}")
         self._starting.add(task)

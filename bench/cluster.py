@@ -75,7 +75,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.cluster.leases import Leases  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
-from bench.load import window_summary  # noqa: E402
+from bench.load import sample_lag, window_summary  # noqa: E402
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
 SECRET = "cluster-benchmark-secret-" + "k" * 32  # every node's: tokens, the relay's mark
@@ -149,15 +149,6 @@ def counter(metrics: str, name: str) -> float:
         if line.startswith(f"{name}_total ") or line.startswith(f"{name} "):
             return float(line.split()[1])
     return 0.0
-
-
-async def sample_lag(lags: list[float], measuring: asyncio.Event, stop: asyncio.Event) -> None:
-    """This client's own event-loop lag: a late client inflates what it measures."""
-    while not stop.is_set():
-        start = time.perf_counter()
-        await asyncio.sleep(0.05)
-        if measuring.is_set():
-            lags.append(time.perf_counter() - start - 0.05)
 
 
 # ------------------------------------------------------------------ nodes

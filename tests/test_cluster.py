@@ -497,6 +497,12 @@ async def played_through_b(cluster: Cluster) -> None:
         for node in (a, b):
             assert (await call(http, "GET", node, f"/api/tables/{table_id}"))["node"] == "A"
         await check_log(cluster, table_id, [human], http, b)
+        # An unknown id is answered 404; a body larger than a table's call is refused
+        # before it is passed on.
+        assert (await http.get(f"{b.http}/api/tables/no-such-table")).status_code == 404
+        big = await http.put(f"{b.http}/api/tables/{table_id}/seats/1/bot",
+                             content=b"x" * 70_000, headers={"content-type": "application/json"})
+        assert big.status_code == 413 and big.json()["detail"]["code"] == "too_large"
         check_no_errors(cluster)
         await human.stop()
 

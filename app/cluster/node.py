@@ -186,7 +186,7 @@ class Cluster:
         return await asyncio.shield(task)
 
     async def _take_over(self, table_id: str) -> bool:
-        if self.lobby.stopping:
+        if self.lobby.stopping or not await self._known(table_id):
             return False
         [owner] = await self.leases.owners([table_id])
         if owner != self.node_id and not await self.leases.acquire(table_id):
@@ -211,6 +211,16 @@ class Cluster:
         log.info("took over table %s (epoch %s)", table_id, self.storage.epochs
                  and self.storage.epochs.get(table_id))
         return True
+
+    async def _known(self, table_id: str) -> bool:
+        """Whether ``table_id`` is a match on or a waiting table handed over: two reads, so
+        that a call for an unknown id (a typo, or someone trying ids) costs no lease and no
+        write to the log."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sismember(self._started, table_id)
+            pipe.exists(self._parked + table_id)
+            started, parked = await pipe.execute()
+        return bool(started) or bool(parked)
 
     # ------------------------------------------------------------ the loop
 

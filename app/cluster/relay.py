@@ -16,7 +16,7 @@ import logging
 
 import httpx2
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets import ConnectionClosed
 from websockets.asyncio.client import ClientConnection, connect
@@ -26,6 +26,7 @@ from ..protocol import CloseCode
 log = logging.getLogger(__name__)
 
 RELAY, CLIENT = "x-belote-relay", "x-belote-client"  # headers between nodes
+MAX_FORWARD_BODY = 64 * 1024  # bytes: a table's REST calls carry a few small fields
 FORWARD_TIMEOUT = 5.0  # seconds for the owner's answer to a forwarded call
 # A relayed socket pings the owner this often and gives up as long without a pong: an
 # owner paused or cut off is noticed, and the client reconnects to whoever holds it next.
@@ -64,10 +65,16 @@ class Relay:
     async def forward(self, request: Request, owner_url: str) -> Response:
         """The owner's answer to ``request``, as it gave it."""
         address = request.client.host if request.client else None
+        body = bytearray()
+        async for chunk in request.stream():  # read up to a bound, not whatever is sent
+            body += chunk
+            if len(body) > MAX_FORWARD_BODY:
+                return JSONResponse({"detail": {"code": "too_large", "message":
+                                     f"a table's calls take at most {MAX_FORWARD_BODY} bytes"}},
+                                    413)
         answer = await self._http.request(
             request.method, owner_url + request.url.path, params=request.url.query,
-            headers=self._headers(list(request.headers.items()), address),
-            content=await request.body(),
+            headers=self._headers(list(request.headers.items()), address), content=bytes(body),
         )
         kept = {k: v for k, v in answer.headers.items() if k.lower() not in _DROPPED
                 and k.lower() != "content-encoding"}

@@ -40,7 +40,7 @@ function follow(answer) {
     waiting = { waited: answer.waited, at: Date.now(), wait: answer.deadline - answer.since,
       players: answer.players };
     sessionStorage.setItem(QUEUED_KEY, "1");
-    poller ??= setInterval(poll, POLL_MS);
+    poller ??= setTimeout(poll, POLL_MS);
   } else {
     stop();
     if (answer.status === "seated") {
@@ -55,7 +55,7 @@ function follow(answer) {
 function stop() {
   waiting = null;
   epoch += 1;
-  clearInterval(poller);
+  clearTimeout(poller);
   poller = null;
   sessionStorage.removeItem(QUEUED_KEY);
 }
@@ -67,7 +67,9 @@ async function current(request) {
   return asked === epoch ? answer : null;
 }
 
+/** One poll, the next one only after its answer: a slow server gets no pile of them. */
 async function poll() {
+  poller = null;
   try {
     const answer = await current(() => api("GET", "/api/queue"));
     if (answer) follow(answer);
@@ -78,6 +80,8 @@ async function poll() {
       if (exc.status === 404) ctxOf.toast(exc);
     }
     // Anything else (the network, a restart): the next poll tries again.
+  } finally {
+    if (waiting) poller ??= setTimeout(poll, POLL_MS);
   }
 }
 
