@@ -1,7 +1,8 @@
-// Translations: flat JSON files per language and namespace (core + history), merged.
+// Translations: flat JSON files per language and namespace, merged (one namespace per part
+// of the client, so its strings can change without touching the others).
 
 export const LANGUAGES = ["en", "bg", "fr", "de", "es", "el", "ko"];
-const NAMESPACES = ["core", "history"];
+const NAMESPACES = ["core", "history", "chat", "help", "play"];
 const STORAGE_KEY = "belote.lang";
 
 let current = "en";
