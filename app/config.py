@@ -51,6 +51,19 @@ class Settings(BaseSettings):
     secret_key_file: Path = Path("data/secret_key")
     token_max_age: int = Field(default=7 * 24 * 3600, gt=0)
 
+    # Accounts (docs/accounts.md): sessions lapse after session_days unused; passwords are
+    # Argon2id with these costs; failed logins and sign-ups are counted per window.
+    session_days: int = Field(default=30, ge=1)
+    # OWASP's Argon2id minimum (19 MiB, 2 passes, 1 lane): about 80 ms on a server core.
+    argon2_time_cost: int = Field(default=2, ge=1)
+    argon2_memory_kib: int = Field(default=19 * 1024, ge=8)
+    argon2_parallelism: int = Field(default=1, ge=1)
+    login_window: int = Field(default=15 * 60, ge=1)  # seconds failures are counted over
+    login_failures_per_username: int = Field(default=10, ge=1)
+    login_failures_per_address: int = Field(default=50, ge=1)
+    signup_window: int = Field(default=3600, ge=1)
+    signups_per_address: int = Field(default=10, ge=1)
+
     # Bots: hard levels search in a process pool, the others in threads; never on the loop.
     bot_processes: int = Field(default=2, ge=1)
     bot_threads: int = Field(default=4, ge=1)

@@ -17,8 +17,9 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from .accounts.service import make_accounts
 from .api.errors import add_error_handlers
-from .api.routes import cluster, guests, history, ops, play, server, tables, ws
+from .api.routes import accounts, cluster, guests, history, ops, play, server, tables, ws
 from .auth import Tokens
 from .bots import BotRunner
 from .cluster import Cluster
@@ -68,6 +69,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                 settings, app.state.lobby, app.state.storage, key)
             app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
                                                  clock or LoopClock())
+            app.state.accounts = await make_accounts(
+                settings, database, app.state.tokens, None if cluster is None else cluster.redis)
             app.state.monitor = monitor
             await bots.start()
             monitor.start()
@@ -78,6 +81,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                     await cluster.start()
                 yield
             finally:
+                await app.state.accounts.close()
                 await app.state.matchmaker.close()
                 # Server.shutdown stopped the tables already; not so under a TestClient.
                 await app.state.lobby.stop(drain_time(settings))
@@ -95,6 +99,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         lifespan=lifespan,
     )
     app.include_router(guests.router, prefix="/api")
+    app.include_router(accounts.router, prefix="/api")
     app.include_router(tables.router, prefix="/api")
     app.include_router(play.router, prefix="/api")
     app.include_router(ws.router, prefix="/api")

@@ -57,6 +57,7 @@ class TableMeta(BaseModel):
     turn_seconds: float
     private: bool
     timeout_forfeits: bool
+    spectator_chat: bool = True  # absent from rows older than the chat
 
 
 class Owner(BaseModel):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ai import Level
 from engine.options import Variant
 
+from .accounts.passwords import check_password
+from .accounts.usernames import check_username
 from .names import MAX_NAME, clean_name, clean_player_name
 from .vocabulary import SeatKind, TableStatus
 
@@ -30,6 +32,34 @@ class GuestPublic(BaseModel):
     token: str = Field(description="Send as `Authorization: Bearer <token>` and in `hello`.")
 
 
+class AccountCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    username: Annotated[str, AfterValidator(check_username)]
+    password: Annotated[str, AfterValidator(check_password)]
+
+
+class Credentials(BaseModel):
+    """A login: bounded, not checked against the sign-up rules, so that any wrong pair
+    gets the one answer ``bad_credentials``."""
+
+    model_config = ConfigDict(extra="forbid")
+    username: Annotated[str, Field(max_length=64)]
+    password: Annotated[str, Field(max_length=1024)]
+
+
+class PasswordChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    old: Annotated[str, Field(max_length=1024)]
+    new: Annotated[str, AfterValidator(check_password)]
+
+
+class Me(BaseModel):
+    id: str
+    name: str
+    kind: Literal["guest", "account"]
+    username: str | None = Field(description="The account's; null for a guest.")
+
+
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Name
@@ -46,6 +76,9 @@ class TableCreate(BaseModel):
     private: bool = Field(default=False, description="Private tables are not listed.")
     timeout_forfeits: bool = Field(
         default=False, description="A missed turn loses the match instead of a bot playing it."
+    )
+    spectator_chat: bool = Field(
+        default=True, description="Spectators read the players' chat (they never write)."
     )
 
 
@@ -75,6 +108,7 @@ class TablePublic(BaseModel):
     turn_seconds: float
     private: bool
     timeout_forfeits: bool
+    spectator_chat: bool
     status: TableStatus
     version: int
     owner: str = Field(description="The creator's player id: only they add bots and start.")

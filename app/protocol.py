@@ -10,7 +10,7 @@ import json
 from enum import IntEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from .models import TablePublic
 
@@ -29,6 +29,7 @@ class CloseCode(IntEnum):
     TRY_AGAIN = 1013  # a cluster cannot reach the table's node this moment (docs/cluster.md)
     TIMEOUT = 4000  # no hello in time, or silent for ws_idle_timeout
     REPLACED = 4001  # the same player opened another socket to this table
+    SESSION_ENDED = 4002  # the account's session ended: logout, or a password changed
     BAD_TOKEN = 4003
     NO_TABLE = 4004  # unknown or closed table
     TOO_SLOW = 4008  # the client does not read its messages
@@ -43,8 +44,8 @@ class CloseCode(IntEnum):
         return self in _FINAL
 
 
-_FINAL = frozenset({CloseCode.REPLACED, CloseCode.BAD_TOKEN, CloseCode.NO_TABLE,
-                    CloseCode.CROWDED, CloseCode.BAD_HELLO})
+_FINAL = frozenset({CloseCode.REPLACED, CloseCode.SESSION_ENDED, CloseCode.BAD_TOKEN,
+                    CloseCode.NO_TABLE, CloseCode.CROWDED, CloseCode.BAD_HELLO})
 
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 
@@ -79,11 +80,27 @@ class Resume(_Message):
     type: Literal["resume"]
 
 
-ClientMessage = Hello | ActionRequest | Ping | Pong | Resume
+class ChatRequest(_Message):
+    """A quick phrase (an id of ``GET /api/protocol``'s ``chat.phrases``) or free text, one
+    of the two; the text's own checks (length, characters) are the table's, each refusal
+    with its code (app/tables/chat.py)."""
+
+    type: Literal["chat"]
+    text: str | None = None
+    phrase: Annotated[str, Field(max_length=64)] | None = None
+
+    @model_validator(mode="after")
+    def _one_of_the_two(self) -> ChatRequest:
+        if (self.text is None) == (self.phrase is None):
+            raise ValueError("a chat message has either text or a phrase")
+        return self
+
+
+ClientMessage = Hello | ActionRequest | Ping | Pong | Resume | ChatRequest
 _adapter: TypeAdapter[ClientMessage] = TypeAdapter(
     Annotated[ClientMessage, Field(discriminator="type")]
 )
-_TYPES = frozenset({"hello", "action", "ping", "pong", "resume"})
+_TYPES = frozenset({"hello", "action", "ping", "pong", "resume", "chat"})
 
 
 class ProtocolError(Exception):
@@ -137,6 +154,9 @@ class State(BaseModel):
     view: dict[str, Any] | None
     turn: int | None
     deadline: int | None = Field(description="Unix time in ms when the turn times out.")
+    chat: list[dict[str, Any]] | None = Field(
+        default=None, description="Snapshots only: the table's last chat messages the "
+        "recipient may read, oldest first (app/tables/chat.py).")
 
 
 class Ack(BaseModel):

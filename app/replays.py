@@ -19,7 +19,7 @@ from engine.actions import BELOT, action_name, is_belot, is_call
 from engine.cards import card_list
 from engine.deal import trick_state
 from engine.declarations import COMBOS
-from engine.scoring import DealResult
+from engine.scoring import DealResult, MatchProgress, after_deal
 
 from .db.schemas import SeatOut
 from .matchlog import Seat
@@ -78,6 +78,8 @@ class DealFrames(BaseModel):
     belots: list[BelotOut]
     result: ResultOut
     totals: tuple[int, int] = Field(description="The match score after this deal.")
+    target: int = Field(description="The score that wins the match after this deal: "
+                                    "a valat may raise it (RULES.md §7.8).")
 
 
 class MatchReplay(BaseModel):
@@ -99,10 +101,10 @@ def match_replay(match_id: str, seats: Sequence[Seat], match: Match) -> MatchRep
     seen = [SeatOut(seat=i, kind=s.kind, name=s.name, level=s.level)
             for i, s in enumerate(seats)]
     deals: list[DealFrames] = []
-    totals = (0, 0)
+    progress = MatchProgress((0, 0), match.options.target_score, None)
     for index, (deal, result) in enumerate(zip(match.deals, match.results, strict=True)):
-        totals = (totals[0] + result.score[0], totals[1] + result.score[1])
-        deals.append(deal_frames(index, deal, result, totals))
+        progress = after_deal(progress, result, match.options)
+        deals.append(deal_frames(index, deal, result, progress))
     return MatchReplay(
         id=match_id, variant=match.options.variant,
         options=match.options.changed(), target_score=match.options.target_score,
@@ -111,8 +113,9 @@ def match_replay(match_id: str, seats: Sequence[Seat], match: Match) -> MatchRep
     )
 
 
-def deal_frames(index: int, deal: Deal, result: DealResult, totals: tuple[int, int]) -> DealFrames:
-    """One finished deal: hands, auction, tricks with their winners, announcements."""
+def deal_frames(index: int, deal: Deal, result: DealResult, after: MatchProgress) -> DealFrames:
+    """One finished deal: hands, auction, tricks with their winners, announcements, and
+    the match's score and target once it was scored (``after``)."""
     auction: list[CallOut] = []
     belots: list[BelotOut] = []
     for seat, action in deal.history:
@@ -130,7 +133,8 @@ def deal_frames(index: int, deal: Deal, result: DealResult, totals: tuple[int, i
         announcements=_announcements(deal),
         belots=belots,
         result=ResultOut.model_validate(result.to_dict()),
-        totals=totals,
+        totals=after.totals,
+        target=after.target,
     )
 
 

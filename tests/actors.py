@@ -16,9 +16,11 @@ ANA = Player("p-ana", "Ana")
 PATIENCE = 30  # seconds a test waits for one message, or for its turn, before it fails
 
 
-async def solo_table(lobby: Lobby, name: str, options: Options) -> tuple[Table, Client]:
-    """A started table: Ana in seat 0 (attached, no socket) and three easy bots."""
-    table = lobby.create(ANA, TableConfig(name, options, 600, False, False))
+async def solo_table(lobby: Lobby, name: str, options: Options,
+                     **config: Any) -> tuple[Table, Client]:
+    """A started table: Ana in seat 0 (attached, no socket) and three easy bots; ``config``:
+    the table's other settings (TableConfig)."""
+    table = lobby.create(ANA, TableConfig(name, options, 600, False, False, **config))
     await table.submit(SitDown(ANA, 0))
     for seat in (1, 2, 3):
         await table.submit(AddBot(ANA, seat, Level.EASY))

@@ -52,6 +52,8 @@ def app_settings(**overrides: Any) -> Settings:
         "bot_processes": 1,
         "log_level": "warning",
         "database_url": "sqlite:///:memory:",  # history reads; tables log to MemoryStorage
+        "argon2_memory_kib": 1024,  # passwords hashed in a millisecond, not the real cost
+        "argon2_time_cost": 1,
     } | overrides
     return Settings(**values)
 

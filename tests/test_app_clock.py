@@ -12,7 +12,8 @@ from typing import Any
 from app.bots import BotRunner
 from app.storage import MemoryStorage
 from app.tables import Detach, Lobby, Table, TableConfig
-from engine import Options
+from engine import Options, Phase
+from engine.actions import PASS
 from tests.actors import ANA, solo_table
 from tests.conftest import app_settings
 from tests.fake_clock import FakeClock
@@ -23,8 +24,8 @@ TURN, GRACE, PAUSE = 30.0, 60.0, 5.0  # seconds, on the fake clock
 
 
 @contextlib.asynccontextmanager
-async def lobby_on(clock: FakeClock) -> AsyncIterator[Lobby]:
-    settings = app_settings(bot_delay=PAUSE, reconnect_grace=GRACE)
+async def lobby_on(clock: FakeClock, **settings_: Any) -> AsyncIterator[Lobby]:
+    settings = app_settings(bot_delay=PAUSE, reconnect_grace=GRACE, **settings_)
     bots = BotRunner(settings)
     await bots.start()
     lobby = Lobby(settings, bots, MemoryStorage(), clock)
@@ -52,6 +53,16 @@ async def bot_plays(table: Table, clock: FakeClock) -> None:
     await until(lambda: table.version > version, "a bot played")
 
 
+async def the_timer_acts(table: Table, clock: FakeClock) -> tuple[str, int]:
+    """The seat to move runs out of time: the phase it was in, and what was played."""
+    assert table.match is not None and table.match.deal is not None
+    deal = table.match.deal
+    phase, before = deal.phase, len(deal.history)
+    clock.advance(table.config.turn_seconds)
+    await until(lambda: len(deal.history) > before, "the timer acted")
+    return phase, deal.history[before][1]
+
+
 def run(scenario: Callable[[], Any]) -> None:
     asyncio.run(asyncio.wait_for(scenario(), GUARD))
 
@@ -72,6 +83,27 @@ def test_a_turn_times_out_at_its_deadline_and_not_before() -> None:
             clock.advance(0.1)
             await until(lambda: table.version == version + 1, "the timer played for Ana")
             assert table.seats[0].missed == 1
+
+    run(scenario)
+
+
+def test_a_timeout_passes_in_the_auction_and_lets_a_bot_play_a_card() -> None:
+    """The timer never bids for a player (a contract they did not choose would bind their
+    partner); in the play it picks a card as a bot would."""
+    async def scenario() -> None:
+        clock = FakeClock()
+        async with lobby_on(clock, missed_turns_to_bot=100) as lobby:  # no cover bot
+            table, _ = await solo_table(lobby, "timeouts", Options.make("bulgarian"))
+            timed_out: list[tuple[str, int]] = []
+            while len({phase for phase, _ in timed_out}) < 2:
+                match = table.match
+                assert match is not None and match.deal is not None and not match.is_over
+                if match.current_player() != 0:
+                    await bot_plays(table, clock)
+                    continue
+                timed_out.append(await the_timer_acts(table, clock))
+            assert all(action == PASS for phase, action in timed_out if phase == Phase.AUCTION)
+            assert any(action != PASS for phase, action in timed_out if phase == Phase.PLAY)
 
     run(scenario)
 

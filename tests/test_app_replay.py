@@ -15,6 +15,7 @@ from engine.cards import card_list
 
 from .test_db_api import with_client
 from .test_db_support import LiveMatch, pass_the_first_deal, play_logged, run
+from .valat_match import VALAT_OPTIONS, VALAT_SEED, valat_policy
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
@@ -74,6 +75,8 @@ def check_against_engine(frames: dict[str, Any], live: LiveMatch) -> None:
             assert frame["turned"] is None
     assert frames["totals"] == list(match.totals)
     assert frames["winner"] == match.winner
+    targets = [frames["target_score"]] + [frame["target"] for frame in frames["deals"]]
+    assert targets == sorted(targets) and targets[-1] == match.progress.target
 
 
 @pytest.mark.parametrize(("variant", "seed"), [("bulgarian", 6), ("classic", 5)])
@@ -118,6 +121,21 @@ def test_a_thrown_in_deal_shows_its_auction_and_first_cards(db_url: str) -> None
         assert [c["call"] for c in first["auction"]] == ["pass"] * 8  # classic: two rounds
         assert first["turned"] == card_name(live.match.deals[0].deck[20])
         check_against_engine(frames, live)
+
+    run(with_client(db_url, body))
+
+
+def test_a_valat_over_the_target_raises_it_from_that_deal_on(db_url: str) -> None:
+    async def body(client: httpx2.AsyncClient, repo: Repository) -> None:
+        live = await play_logged(repo, "valat", VALAT_OPTIONS, seed=VALAT_SEED,
+                                 choose=valat_policy)
+        frames = await get_replay(client, "valat")
+        check_against_engine(frames, live)
+        first, *rest = frames["deals"]
+        assert first["result"]["valat"] == 0 and first["totals"] == [35, 0]
+        assert frames["target_score"] == 30 and first["target"] == 36  # the leader + 1
+        assert [d["target"] for d in rest] == [36] * len(rest)
+        assert frames["winner"] == 0
 
     run(with_client(db_url, body))
 

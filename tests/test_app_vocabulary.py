@@ -14,6 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ai import LEVELS
 from app.protocol import PROTOCOL_VERSION, CloseCode
+from app.tables.chat import MAX_TEXT, PHRASES
 from engine.options import VARIANTS
 from tests.conftest import Rest
 
@@ -32,9 +33,10 @@ def test_the_protocol_is_served_as_the_server_defines_it(served: dict[str, Any])
     assert served == {
         "version": PROTOCOL_VERSION,
         "close_codes": {code.name: code.value for code in CloseCode},
-        "final_close_codes": [4001, 4003, 4004, 4009, 4400],
+        "final_close_codes": [4001, 4002, 4003, 4004, 4009, 4400],
         "levels": {"values": list(LEVELS), "default": "normal"},
         "variants": {"values": list(VARIANTS), "default": "bulgarian"},
+        "chat": {"phrases": list(PHRASES), "max_text": MAX_TEXT},
     }
 
 

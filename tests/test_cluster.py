@@ -40,7 +40,7 @@ from tests.waiting import eventually, within
 GUARD = 80  # seconds for a test's coroutine; pytest-timeout (120 s) is the last resort
 PLAY = 60  # seconds a match may take to its end from a given point
 BACKOFF = (0.5, 1, 2, 4, 8, 10)  # the browser's reconnect delays (app/static/js/socket.js)
-FINAL = frozenset({4001, 4003, 4004, 4009, 4400})  # no reconnect after these (protocol.md)
+FINAL = frozenset({4001, 4002, 4003, 4004, 4009, 4400})  # no reconnect after these (protocol.md)
 TARGET = 101  # points to win: a match of a few deals, a few seconds
 KILL_AT = 25  # a human's turn at or after this version: mid-deal, mid-match
 MANY = 12  # tables of the node that goes in test_a_node_with_many_tables_goes

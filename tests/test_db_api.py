@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from ai import Level
+from app.accounts.service import make_accounts
 from app.api.routes import history
 from app.auth import Tokens
 from app.db.repository import Repository
@@ -20,6 +21,7 @@ from engine import Options, replay
 from engine.cards import ALL_TRUMPS, NO_TRUMPS
 from engine.scoring import DealResult
 
+from .conftest import app_settings
 from .test_db_support import SEATS, play_logged, run
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
@@ -77,7 +79,7 @@ async def with_client(url: str, body: Any) -> None:
     app = FastAPI()
     app.include_router(history.router)
     app.state.database = db
-    app.state.tokens = TOKENS
+    app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS, None)
     try:
         repo = Repository(db)
         transport = httpx2.ASGITransport(app=app)

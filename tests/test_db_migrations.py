@@ -5,21 +5,20 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from alembic import command
 from sqlalchemy import inspect, select
 
-from app.db.migrate import ALEMBIC_INI, alembic_config, scratch_database
+from app.db.migrate import ALEMBIC_INI, alembic_config
 from app.db.models import Base, Match, UTCDateTime
 from app.db.session import Database
 
-from .test_db_support import BACKENDS, PG_SERVER, run
+from .test_db_support import run
+
+pytest_plugins = ["tests.test_db_support"]  # empty_url: a database not migrated yet
 
 OLD_MATCHES = sa.table(  # the matches table as revision 0001 made it
     "matches", sa.column("id", sa.String), sa.column("variant", sa.String),
@@ -27,16 +26,6 @@ OLD_MATCHES = sa.table(  # the matches table as revision 0001 made it
     sa.column("started_at", UTCDateTime()), sa.column("total0", sa.Integer),
     sa.column("total1", sa.Integer),
 )
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database nobody has migrated yet (its directory missing, for SQLite)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'data' / 'belote.db'}"
-        return
-    with scratch_database(PG_SERVER, "belote_test") as url:
-        yield url
 
 
 async def table_names(url: str) -> set[str]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -60,6 +61,16 @@ async def _empty(url: str) -> None:
 
 
 @pytest.fixture(params=BACKENDS)
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database nobody has migrated yet (its directory missing, for SQLite)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'data' / 'belote.db'}"
+        return
+    with scratch_database(PG_SERVER, "belote_test") as url:
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
 def db_url(request: pytest.FixtureRequest, migrated_urls: dict[str, str]) -> str:
     """The URL of an empty, migrated database: SQLite, then PostgreSQL."""
     url = migrated_urls[request.param]
@@ -99,12 +110,13 @@ async def play_logged(
     stop_after: int | None = None,
     choose: Callable[[Match, random.Random], Action] = lambda m, rng: rng.choice(
         m.legal_actions()),
+    seats: Sequence[Seat] = SEATS,
 ) -> LiveMatch:
     """Play a whole match (or ``stop_after`` actions), logging everything as it happens;
     ``choose`` picks each action (a random legal one unless a test needs some other)."""
     rng = random.Random(seed)
     match = Match(options, seed=seed, auto_deal=False)
-    await repo.create_match(match_id, options.variant, options.changed(), SEATS)
+    await repo.create_match(match_id, options.variant, options.changed(), seats)
     played = 0
     while not match.is_over and (stop_after is None or played < stop_after):
         deal = match.start_deal()

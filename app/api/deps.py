@@ -7,13 +7,16 @@ from typing import Annotated
 from fastapi import Depends, Path, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ..accounts.service import Accounts, Caller
 from ..auth import InvalidToken, Player, Tokens
 from ..cluster import Cluster
 from ..config import Settings
+from ..storage import StorageUnavailable
 from ..tables import Lobby, Table
 from .errors import ApiError
 
-_bearer = HTTPBearer(auto_error=False, description="The token of `POST /api/guests`.")
+_bearer = HTTPBearer(auto_error=False, description="The token of `POST /api/guests`, "
+                     "`POST /api/accounts` or `POST /api/sessions`.")
 
 
 def get_settings(request: Request) -> Settings:
@@ -37,16 +40,27 @@ def get_tokens(request: Request) -> Tokens:
     return tokens
 
 
-def current_player(
-    tokens: Annotated[Tokens, Depends(get_tokens)],
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Player:
+def get_accounts(request: Request) -> Accounts:
+    accounts: Accounts = request.app.state.accounts
+    return accounts
+
+
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+
+async def current_caller(accounts: Annotated[Accounts, Depends(get_accounts)],
+                         credentials: Bearer) -> Caller:
+    """Who the bearer token is: a guest, or an account's live session."""
     if credentials is None:
         raise _unauthorized("missing_token", "missing bearer token")
-    try:
-        return tokens.read(credentials.credentials)
-    except InvalidToken:
-        raise _unauthorized("bad_token", "invalid or expired token") from None
+    caller = await identify(accounts, credentials.credentials)
+    if caller is None:
+        raise _unauthorized("bad_token", "invalid or expired token")
+    return caller
+
+
+async def current_player(caller: Annotated[Caller, Depends(current_caller)]) -> Player:
+    return caller.player
 
 
 def _unauthorized(code: str, message: str) -> ApiError:
@@ -55,18 +69,25 @@ def _unauthorized(code: str, message: str) -> ApiError:
                     {"WWW-Authenticate": "Bearer"})
 
 
-def optional_player(
-    tokens: Annotated[Tokens, Depends(get_tokens)],
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Player | None:
+async def optional_player(accounts: Annotated[Accounts, Depends(get_accounts)],
+                          credentials: Bearer) -> Player | None:
     """The caller, for reads that show a player more of its own; a missing, bad or expired
     token reads as anonymous rather than failing what anyone may read."""
     if credentials is None:
         return None
+    caller = await identify(accounts, credentials.credentials)
+    return None if caller is None else caller.player
+
+
+async def identify(accounts: Accounts, token: str) -> Caller | None:
+    """The token's caller, None if it is nobody; 503 while sessions cannot be read."""
     try:
-        return tokens.read(credentials.credentials)
+        return await accounts.identify(token)
     except InvalidToken:
         return None
+    except StorageUnavailable:
+        raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
+                       "sessions cannot be read now, try again later") from None
 
 
 def get_table(
@@ -80,6 +101,8 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 ClusterDep = Annotated[Cluster | None, Depends(get_cluster)]
 TokensDep = Annotated[Tokens, Depends(get_tokens)]
+CallerDep = Annotated[Caller, Depends(current_caller)]
+AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 PlayerDep = Annotated[Player, Depends(current_player)]
 ViewerDep = Annotated[Player | None, Depends(optional_player)]
 TableDep = Annotated[Table, Depends(get_table)]

@@ -183,3 +183,34 @@ class Action(Base):
             ["match_id", "deal_idx"], ["deals.match_id", "deals.idx"], ondelete="CASCADE"
         ),
     )
+
+
+class Account(Base):
+    """A player who chose a username and a password: its id stays the player's (a guest
+    who signs up keeps every seat of its history)."""
+
+    __tablename__ = "accounts"
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    username: Mapped[str] = mapped_column(String(24))  # as typed; shown as the player's name
+    username_key: Mapped[str] = mapped_column(String(24), unique=True)  # casefolded
+    password_hash: Mapped[str] = mapped_column(String(255))  # Argon2id, PHC string
+    created_at: Mapped[datetime]
+    password_changed_at: Mapped[datetime]
+
+
+class Session(Base):
+    """A login: the SHA-256 of its token (never the token), and when it lapses unused."""
+
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("accounts.player_id", ondelete="CASCADE")
+    )
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]  # slides forward while the session is used
+
+    __table_args__ = (Index("ix_sessions_player", "player_id"),)

@@ -22,6 +22,7 @@ Where to look:
 - ``presence.py``: sockets arriving and leaving, the grace an absent seat is kept for;
 - ``turns.py``: what moves the game on, a bot thinking or a human's turn timer;
 - ``audience.py``: who is at the table, the message each one is sent, the answers;
+- ``chat.py``: the players' chat, its quick phrases, who reads it, its rate limit;
 - ``journal.py``: the writes to the match log, retried in order until each succeeds;
 - ``clock.py``: the wall clock and timers, injected (tests move a fake one);
 - ``commands.py``, ``errors.py``, ``seats.py``, ``clients.py``, ``status.py``: what a
@@ -40,6 +41,7 @@ from .commands import (
     PlayAction,
     Rematch,
     RemoveBot,
+    Say,
     SitDown,
     StartMatch,
     TakeBack,
@@ -61,6 +63,7 @@ __all__ = [
     "PlayAction",
     "Rematch",
     "RemoveBot",
+    "Say",
     "SitDown",
     "StartMatch",
     "Table",

@@ -85,21 +85,24 @@ class Audience:
     # ------------------------------------------------------------- messages
 
     def snapshot(self, client: Client) -> None:
-        client.send(self._state(client, "snapshot", None, self._table.info()))
+        client.send(self._state(client, "snapshot", None, self._table.info(),
+                                self._table.chat.recent(client)))
 
     def broadcast(
-        self, event_for: Callable[[int | None], dict[str, Any]], skip: Client | None = None
+        self, event_for: Callable[[int | None], dict[str, Any]], skip: Client | None = None,
+        to: Callable[[Client], bool] | None = None,
     ) -> None:
-        """An event to everyone here (but ``skip``), as each one's seat may learn it."""
+        """An event to everyone here (but ``skip``; of those, only the ones ``to`` picks),
+        as each one's seat may learn it."""
         if not self._clients:
             return
         info = self._table.info()
         for client in self._clients.values():
-            if client is not skip:
+            if client is not skip and (to is None or to(client)):
                 client.send(self._state(client, "event", event_for(client.seat), info))
 
     def _state(self, client: Client, kind: StateKind, event: dict[str, Any] | None,
-               info: TablePublic) -> str:
+               info: TablePublic, chat: list[dict[str, Any]] | None = None) -> str:
         """A snapshot or event for ``client`` alone, built from its seat's view now."""
         table = self._table
         match = table.match
@@ -115,4 +118,5 @@ class Audience:
                 else match.observation(client.seat).to_dict()),
             turn=match.current_player() if table.status == TableStatus.PLAYING and match else None,
             deadline=None if deadline is None else int(deadline * 1000),
+            chat=chat,
         ).model_dump_json()

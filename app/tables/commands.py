@@ -75,6 +75,15 @@ class PlayAction:
 
 
 @dataclass(frozen=True, slots=True)
+class Say:
+    """A chat message: a quick phrase's id or free text (app/tables/chat.py)."""
+
+    client: Client
+    text: str | None
+    phrase: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class TakeBack:
     """The player asks to play again after the timer handed the seat to a bot."""
 
@@ -128,5 +137,5 @@ class Moved:
 
 Command = (
     SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
-    | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Moved | Stop
+    | Say | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Moved | Stop
 )

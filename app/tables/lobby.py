@@ -20,7 +20,7 @@ from engine import Options
 from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
-from ..matchlog import MatchMeta, Owner, TableMeta
+from ..matchlog import Owner, TableMeta
 from ..matchlog import Seat as LoggedSeat
 from ..storage import Storage, StoredMatch
 from ..vocabulary import OPEN, SeatKind, TableStatus
@@ -120,8 +120,9 @@ class Lobby:
         """The table of a logged match, rebuilt here (a restart, or a takeover from another
         node, which passes the human ``turn`` timed then).  A damaged log is reported and
         skipped (False): one stops no other."""
-        restored = Table(stored.table_id, _config_of(stored.meta),
-                         Player(stored.meta.owner.id, stored.meta.owner.name), self._services)
+        meta = stored.meta
+        restored = Table(stored.table_id, TableConfig.of(meta.table, meta.match_options()),
+                         Player(meta.owner.id, meta.owner.name), self._services)
         try:
             restored.resume(stored, turn)
         except ValueError as exc:
@@ -138,8 +139,7 @@ class Lobby:
         config = table.config
         return Parked(
             variant=config.options.variant, options=config.options.changed(),
-            table=TableMeta(name=config.name, turn_seconds=config.turn_seconds,
-                            private=config.private, timeout_forfeits=config.timeout_forfeits),
+            table=config.meta(),
             owner=Owner(id=table.owner.id, name=table.owner.name),
             seats=[None if s.kind == SeatKind.EMPTY else
                    LoggedSeat(s.kind, s.player.name if s.player else "Bot",
@@ -152,9 +152,7 @@ class Lobby:
         """A waiting table another node parked, here; its humans get ``reconnect_grace``
         to come back, as after a restart."""
         parked = Parked.model_validate_json(text)
-        config = TableConfig(parked.table.name, Options.make(parked.variant, **parked.options),
-                             parked.table.turn_seconds, parked.table.private,
-                             parked.table.timeout_forfeits)
+        config = TableConfig.of(parked.table, Options.make(parked.variant, **parked.options))
         table = Table(table_id, config, Player(parked.owner.id, parked.owner.name),
                       self._services)
         table.version, table.seed, table.created_at = (parked.version, parked.seed,
@@ -279,17 +277,6 @@ class Parked(BaseModel):
     version: int
     seed: int
     created_at: float
-
-
-def _config_of(meta: MatchMeta) -> TableConfig:
-    """A logged match's table settings."""
-    return TableConfig(
-        name=meta.table.name,
-        options=meta.match_options(),
-        turn_seconds=meta.table.turn_seconds,
-        private=meta.table.private,
-        timeout_forfeits=meta.table.timeout_forfeits,
-    )
 
 
 def _listed(table: Table) -> bool:

@@ -92,7 +92,7 @@ async def turn_timeout(table: Table, command: TurnTimeout) -> None:
     if held.missed >= table.settings.missed_turns_to_bot and not held.autoplay:
         held.autoplay = True
         table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat})
-    table.turns.think(seat, table.settings.cover_level, Actor.TIMEOUT, 0)
+    table.turns.time_out(seat, table.settings.cover_level)
 
 
 async def _try(table: Table, client: Client, action_id: str, version: int,

@@ -12,7 +12,7 @@ from engine import Match
 
 from .. import matchlog
 from ..auth import Player
-from ..matchlog import MatchMeta, Owner, TableMeta
+from ..matchlog import MatchMeta, Owner
 from ..models import TablePublic
 from ..storage import StorageUnavailable
 from ..vocabulary import SeatKind, TableStatus
@@ -85,8 +85,7 @@ async def start_match(table: Table, command: StartMatch) -> TablePublic:
         seats=[matchlog.Seat(SeatKind.HUMAN, s.player.name, s.player.id) if s.player else
                matchlog.Seat(SeatKind.BOT, "Bot", level=s.level) for s in table.seats],
         version=table.version + 1,
-        table=TableMeta(name=config.name, turn_seconds=config.turn_seconds,
-                        private=config.private, timeout_forfeits=config.timeout_forfeits),
+        table=config.meta(),
         owner=Owner(id=owner.id, name=owner.name),
     )
     try:  # seats are fixed from now on: logging them here is all a restart needs

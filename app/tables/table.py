@@ -24,13 +24,14 @@ from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
 from ..logs import MATCH_ID, TABLE_ID
-from ..matchlog import MatchEnd, MatchMeta
+from ..matchlog import MatchEnd, MatchMeta, TableMeta
 from ..models import Forfeit, TablePublic
 from ..protocol import CloseCode, Error
 from ..storage import Storage, StoredMatch
 from ..vocabulary import EndReason, SeatKind, TableStatus
-from . import play, presence, seating
+from . import chat, play, presence, seating
 from .audience import Audience
+from .chat import Chat
 from .clock import Clock, LoopClock, Timer
 from .commands import (
     AddBot,
@@ -46,6 +47,7 @@ from .commands import (
     PlayAction,
     Rematch,
     RemoveBot,
+    Say,
     SitDown,
     StartMatch,
     Stop,
@@ -67,6 +69,19 @@ class TableConfig:
     turn_seconds: float
     private: bool
     timeout_forfeits: bool
+    spectator_chat: bool = True  # spectators read the players' chat (app/tables/chat.py)
+
+    def meta(self) -> TableMeta:
+        """The settings as the match log keeps them, for a restart."""
+        return TableMeta(name=self.name, turn_seconds=self.turn_seconds, private=self.private,
+                         timeout_forfeits=self.timeout_forfeits,
+                         spectator_chat=self.spectator_chat)
+
+    @classmethod
+    def of(cls, meta: TableMeta, options: Options) -> TableConfig:
+        """The settings a logged (or parked) table had."""
+        return cls(meta.name, options, meta.turn_seconds, meta.private, meta.timeout_forfeits,
+                   meta.spectator_chat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +118,7 @@ class Table:
         self.settings = services.settings
         self.clock = services.clock
         self.audience = Audience(self)
+        self.chat = Chat(self)
         self.turns = Turns(self)
         self.journal = Journal(partial(self.post, Logged()), partial(self.post, Moved()))
         self.held: play.Held | None = None  # the action whose log write waits
@@ -163,6 +179,7 @@ class Table:
             turn_seconds=self.config.turn_seconds,
             private=self.config.private,
             timeout_forfeits=self.config.timeout_forfeits,
+            spectator_chat=self.config.spectator_chat,
             status=self.status,
             version=self.version,
             owner=self.owner.id,
@@ -384,6 +401,7 @@ HANDLERS: dict[type, Handler] = {
     Attach: presence.attach,
     Detach: presence.detach,
     TakeBack: presence.take_back,
+    Say: chat.say,
     GraceOver: presence.grace_over,
     PlayAction: play.play_action,
     BotMove: play.bot_move,

@@ -8,6 +8,8 @@ import logging
 from functools import partial
 from typing import TYPE_CHECKING
 
+from engine.actions import PASS
+from engine.deal import Phase
 from engine.observation import Observation
 
 from ..vocabulary import Actor, SeatKind
@@ -67,6 +69,17 @@ class Turns:
             self.deadline = self._turn[2]
             self._timer = clock.call_later(max(0.0, self.deadline - clock.time()),
                                            partial(table.post, TurnTimeout(table.version, seat)))
+
+    def time_out(self, seat: int, level: str) -> None:
+        """The seat's timer ran out: in the auction it passes (no contract the player
+        never chose binds their partner), in the play a bot of ``level`` chooses."""
+        table = self._table
+        assert table.match is not None and table.match.deal is not None
+        if table.match.deal.phase == Phase.AUCTION and PASS in table.match.legal_actions():
+            self.cancel()
+            table.post(BotMove(table.version, seat, PASS, Actor.TIMEOUT))
+        else:
+            self.think(seat, level, Actor.TIMEOUT, 0)
 
     def think(self, seat: int, level: str, by: Actor, delay: float) -> None:
         """A bot of ``level`` plays the seat's turn, after ``delay`` seconds."""

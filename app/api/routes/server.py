@@ -15,6 +15,7 @@ from engine.options import FLAGS, VARIANTS, max_target
 
 from ...models import BotCreate, TableCreate
 from ...protocol import PROTOCOL_VERSION, CloseCode
+from ...tables.chat import MAX_TEXT, PHRASES
 from ..deps import LobbyDep
 from ..errors import error_responses
 
@@ -63,6 +64,11 @@ class ChoicesOut(BaseModel):
     default: str = Field(description="What the server takes when a request leaves it out.")
 
 
+class ChatOut(BaseModel):
+    phrases: list[str] = Field(description="The quick phrases' ids, for `chat` messages.")
+    max_text: int = Field(description="Characters (code points) of free text at most.")
+
+
 class ProtocolOut(BaseModel):
     """The words a client and this server share (docs/protocol.md), defined once on the
     server and read from here by the client rather than written again in it."""
@@ -78,11 +84,12 @@ class ProtocolOut(BaseModel):
     variants: ChoicesOut = Field(
         description="Variants, for `POST /api/tables` (their rules: `GET /api/variants`)."
     )
+    chat: ChatOut = Field(description="The table chat's quick phrases and text length.")
 
 
 @router.get("/protocol")
 async def protocol() -> ProtocolOut:
-    """The protocol version, close codes, bot levels and variants."""
+    """The protocol version, close codes, bot levels, variants and the chat's phrases."""
     return ProtocolOut(
         version=PROTOCOL_VERSION,
         close_codes={code.name: code for code in CloseCode},
@@ -90,4 +97,5 @@ async def protocol() -> ProtocolOut:
         levels=ChoicesOut(values=list(LEVELS), default=BotCreate.model_fields["level"].default),
         variants=ChoicesOut(values=list(VARIANTS),
                             default=TableCreate.model_fields["variant"].default),
+        chat=ChatOut(phrases=list(PHRASES), max_text=MAX_TEXT),
     )

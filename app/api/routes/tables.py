@@ -76,6 +76,7 @@ async def create_table(
         turn_seconds=body.turn_seconds or settings.default_turn_seconds,
         private=body.private,
         timeout_forfeits=body.timeout_forfeits,
+        spectator_chat=body.spectator_chat,
     )
     table = lobby.create(player, config, request.client.host if request.client else None)
     if cluster is not None:  # the other nodes must find it before its creator's socket

@@ -14,12 +14,14 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
-from ...auth import InvalidToken, Player, Tokens
+from ...accounts.service import Accounts, Caller
+from ...auth import InvalidToken
 from ...cluster.relay import CLIENT, RELAY, relayed
 from ...config import Settings
 from ...protocol import (
     PROTOCOL_VERSION,
     ActionRequest,
+    ChatRequest,
     CloseCode,
     Error,
     Hello,
@@ -31,6 +33,8 @@ from ...protocol import (
     Welcome,
     parse,
 )
+from ...ratelimit import TokenBucket
+from ...storage import StorageUnavailable
 from ...tables import (
     Attach,
     Client,
@@ -38,6 +42,7 @@ from ...tables import (
     Detach,
     Lobby,
     PlayAction,
+    Say,
     Table,
     TableError,
     TakeBack,
@@ -50,24 +55,6 @@ CLOSE_WAIT = 5.0  # seconds the writer gets to flush before a close
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-class TokenBucket:
-    """``rate`` messages a second on average, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 class Connection:
@@ -94,8 +81,10 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     state = websocket.app.state
     settings: Settings = state.settings
     lobby: Lobby = state.lobby
+    accounts: Accounts = state.accounts
     await websocket.accept()
     client: Client | None = None
+    caller: Caller | None = None
     tasks: list[asyncio.Task[None]] = []
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
@@ -105,9 +94,10 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
                           "too many sockets open from your network address")
             return
-        player = await _hello(websocket, settings, state.tokens)
-        if player is None:
+        caller = await _hello(websocket, settings, accounts)
+        if caller is None:
             return
+        player = caller.player
         if not _hold(lobby.sockets_by_player, player.id, held):
             await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
                           "you have too many sockets open")
@@ -118,6 +108,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             await _refuse(websocket, _close_code(exc), exc.code, str(exc))
             return
         client = Client(player, settings.ws_outbox)
+        accounts.watch(caller, client)  # closed with 4002 if its session ends
         await websocket.send_text(
             Welcome(player={"id": player.id, "name": player.name}).model_dump_json()
         )
@@ -141,6 +132,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         # Detach and release first, before any await: this task may be cancelled here.
         if detach is not None and client is not None:
             detach.post(Detach(client))
+        if caller is not None and client is not None:
+            accounts.unwatch(caller, client)
         for quota, key in held:
             quota.release(key)
         for task in tasks:
@@ -171,8 +164,9 @@ async def _refuse(websocket: WebSocket, code: CloseCode, error: str, message: st
     await websocket.close(code, error)
 
 
-async def _hello(websocket: WebSocket, settings: Settings, tokens: Tokens) -> Player | None:
-    """The first frame must be a hello with our protocol version and a valid token."""
+async def _hello(websocket: WebSocket, settings: Settings, accounts: Accounts) -> Caller | None:
+    """The first frame must be a hello with our protocol version and a valid token (a
+    guest's, or an account session's: app/accounts/service.py, as REST reads them)."""
     try:
         message = await asyncio.wait_for(websocket.receive(), settings.ws_hello_timeout)
     except TimeoutError:
@@ -201,10 +195,13 @@ async def _hello(websocket: WebSocket, settings: Settings, tokens: Tokens) -> Pl
                       f"this server speaks protocol {PROTOCOL_VERSION}")
         return None
     try:
-        return tokens.read(hello.token)
+        return await accounts.identify(hello.token)
     except InvalidToken:
         await _refuse(websocket, CloseCode.BAD_TOKEN, "bad_token", "invalid or expired token")
-        return None
+    except StorageUnavailable:
+        await _refuse(websocket, CloseCode.TRY_AGAIN, "storage_unavailable",
+                      "sessions cannot be read now, try again later")
+    return None
 
 
 async def _read(
@@ -235,6 +232,8 @@ async def _read(
             client.send(ServerPong(id=request.id, time=_now_ms()).model_dump_json())
         elif isinstance(request, Resume):
             table.post(TakeBack(client))
+        elif isinstance(request, ChatRequest):
+            table.post(Say(client, request.text, request.phrase))
         elif isinstance(request, Hello):
             client.send(Error(code="bad_message", message="already said hello").model_dump_json())
         # a Pong only refreshes last_seen

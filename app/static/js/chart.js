@@ -20,13 +20,15 @@ function gridStep(max) {
 
 /**
  * The chart of `totals` (one `[team0, team1]` pair per deal, the score after it) with a
- * dashed line at `target`. `labels` holds the translated texts: `title`, `desc`, `x`, `y`,
- * `teams` (two names) and `target`. `width` and `height` are in text pixels: a narrow
- * chart for a phone keeps its labels readable.
+ * dashed line at the target: `targets` holds the target before the first deal, then the
+ * one after each deal (a valat may raise it), drawn as steps where it rose. `labels` holds
+ * the translated texts: `title`, `desc`, `x`, `y`, `teams` (two names) and `target` (of the
+ * last target). `width` and `height` are in text pixels: a narrow chart for a phone keeps
+ * its labels readable.
  */
-export function scoreChart({ totals, target, labels, id = "score-chart", width = 640, height = 300 }) {
+export function scoreChart({ totals, targets, labels, id = "score-chart", width = 640, height = 300 }) {
   const points = [[0, 0], ...totals];
-  const top = Math.max(target, ...points.flat()) * 1.08;
+  const top = Math.max(...targets, ...points.flat()) * 1.08;
   const step = gridStep(top);
   const yMax = Math.ceil(top / step) * step;
   const plotW = width - PAD.left - PAD.right, plotH = height - PAD.top - PAD.bottom;
@@ -57,10 +59,14 @@ export function scoreChart({ totals, target, labels, id = "score-chart", width =
   );
   root.append(grid);
 
+  // The target in force during deal i is targets[i - 1]: a flat step per deal, a rise
+  // drawn where the deal that raised it ends; a single deal's chart still spans the width.
+  const last = targets[targets.length - 1];
+  const steps = targets.slice(1).map((v, i) => `H${x(i + 1).toFixed(1)}V${y(v).toFixed(1)}`);
   root.append(
-    svg("line", { class: "chart-target", x1: PAD.left, x2: width - PAD.right,
-                  y1: y(target), y2: y(target) }),
-    svg("text", { class: "chart-target-label", x: width - PAD.right - 4, y: y(target) - 6,
+    svg("path", { class: "chart-target", d: `M${PAD.left},${y(targets[0]).toFixed(1)}${steps.join("")}`
+                  + `H${width - PAD.right}` }),
+    svg("text", { class: "chart-target-label", x: width - PAD.right - 4, y: y(last) - 6,
                   "text-anchor": "end" }, labels.target),
   );
 

@@ -27,6 +27,17 @@ function append(el, children) {
   }
 }
 
+/** A small SVG drawing with the class `className` (no font has to hold an emoji); hidden
+ *  from screen readers, as the button or text beside it says what it means. */
+export function icon(className, markup) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", className);
+  svg.setAttribute("aria-hidden", "true");
+  svg.innerHTML = markup;
+  return svg;
+}
+
 /** Replace every child of `el`. */
 export function fill(el, ...children) {
   el.replaceChildren();

@@ -3,7 +3,10 @@
 
 import { h, fill } from "./dom.js";
 import { scoreChart } from "./chart.js";
-import { contractMark, outcomeMark, playerName, seatedTeam, teamLabeller } from "./labels.js";
+import { houseRulesLine } from "./house-rules.js";
+import {
+  contractMark, outcomeMark, pastPlayerName, pastSeat, playerName, seatedTeam, teamLabeller,
+} from "./labels.js";
 import { currentGuest, dateText, errorBox, splitRouteId } from "./replay.js";
 
 export { renderReplay } from "./replay.js";
@@ -98,9 +101,6 @@ function matchRow(ctx, match, me) {
   const team = seatedTeam(match.seats, me);
   const status = standing(match, team);
   const us = team ?? 0;
-  const seatsList = h("ul.row-seats", {},
-    match.seats.map((seat) => h(`li.team-${seat.seat % 2}${seat.player_id === me.id ? ".me" : ""}`,
-                                {}, playerName(seat))));
   return h("li", {},
     h("a.match-row", {
       href: `#/match/${encodeURIComponent(match.id)}`, "data-testid": "match-row",
@@ -108,7 +108,7 @@ function matchRow(ctx, match, me) {
     },
     h("span.row-head", {}, variantBadge(t, match.variant),
       h("time", { datetime: match.started_at }, dateText(match.started_at))),
-    seatsList,
+    rowSeats(t, match.seats, me),
     h("span.row-score", {},
       match.finished_at
         ? h("span.score", { "aria-label": t("history.score_aria", { us: match.totals[us], them: match.totals[1 - us] }) },
@@ -116,6 +116,26 @@ function matchRow(ctx, match, me) {
         : null,
       h(`span.standing.standing-${status}`, {}, t(`history.standing.${status}`),
         match.end_reason === "forfeit" ? ` · ${t("history.forfeit")}` : ""))));
+}
+
+/** Who played with and against the guest: "with Ivo · vs 2 bots (hard, easy)", the bots
+ *  told apart by side and level; the four names when the guest did not play. */
+function rowSeats(t, seats, me) {
+  const mine = pastSeat(seats, me);
+  if (mine === null) {
+    return h("ul.row-seats", {}, seats.map((seat) => h(`li.team-${seat.seat % 2}`, {}, playerName(seat))));
+  }
+  const level = (seat) => t(`level.${seat.level}`);
+  const partner = seats[(mine + 2) % 4];
+  const opponents = [seats[(mine + 1) % 4], seats[(mine + 3) % 4]];
+  const partnerText = partner.kind === "bot" ? t("history.row.bot_partner", { level: level(partner) })
+    : partner.name;
+  const against = opponents.every((seat) => seat.kind === "bot")
+    ? t("history.row.two_bots", { levels: opponents.map(level).join(", ") })
+    : opponents.map(playerName).join(" & ");
+  return h("ul.row-seats.sides", {},
+    h(`li.team-${mine % 2}.me`, {}, t("history.row.with", { partner: partnerText })),
+    h(`li.team-${1 - (mine % 2)}`, {}, t("history.row.against", { opponents: against })));
 }
 
 // ---------------------------------------------------------------- #/match/<id>
@@ -143,6 +163,11 @@ function matchPage(ctx, match, replay) {
   const teamLabel = teamLabeller(match.seats, me);
   const played = replay.deals.length;
   const totals = replay.totals;
+  const name = (seat) => pastPlayerName(match.seats, seat, me, replay.table_direction);
+  const targets = [replay.target_score, ...replay.deals.map((d) => d.target)];
+  const target = targets[targets.length - 1];
+  const targetText = target === replay.target_score ? t("history.target", { target })
+    : t("history.target_raised", { from: replay.target_score, target });
   return [
     h("a.history-back", { href: "#/history" }, t("history.back")),
     h("div.match-head", {},
@@ -151,6 +176,7 @@ function matchPage(ctx, match, replay) {
         h("time", { datetime: match.started_at }, dateText(match.started_at)), " · ",
         h(`span.standing.standing-${status}`, {}, t(`history.standing.${status}`)),
         match.end_reason === "forfeit" ? ` · ${t("history.forfeit")}` : ""),
+      houseRulesLine(match.variant, match.options),
       played
         ? h("a.history-button.replay-link", {
           href: `#/replay/${encodeURIComponent(match.id)}`, "data-testid": "open-replay",
@@ -159,31 +185,46 @@ function matchPage(ctx, match, replay) {
     h("div.match-teams", {},
       [0, 1].map((k) => h(`div.match-team.team-${k}`, {},
         h("span.team-label", {}, teamLabel(k)),
-        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, playerName(match.seats[seat])))),
+        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, name(seat)))),
         h("span.team-total", {}, totals[k])))),
     h("section.chart-box", {},
       h("h2", {}, t("history.chart_title")),
       played ? scoreChart({
         totals: replay.deals.map((d) => d.totals),
-        target: replay.target_score,
+        targets,
         ...(window.matchMedia("(max-width: 640px)").matches ? { width: 340, height: 240 } : {}),
         labels: {
           title: t("history.chart_title"),
           desc: t("history.chart_desc", { deals: played, team0: teamLabel(0), team1: teamLabel(1),
                                           total0: totals[0], total1: totals[1] }),
           x: t("history.chart_x"), y: t("history.chart_y"),
-          teams: [teamLabel(0), teamLabel(1)], target: t("history.target", { target: replay.target_score }),
+          teams: [teamLabel(0), teamLabel(1)], target: t("history.target", { target }),
         },
       }) : h("p.history-empty", {}, t("history.no_deals")),
       h("ul.chart-legend", {}, [0, 1].map((k) => h(`li.team-${k}`, {}, teamLabel(k))),
-        h("li.legend-target", {}, t("history.target", { target: replay.target_score })))),
+        h("li.legend-target", {}, targetText)),
+      valatNotes(t, replay, targets, teamLabel)),
     h("section.deals-box", {},
       h("h2", {}, t("history.deals")),
-      dealsTable(ctx, match, replay, teamLabel)),
+      dealsTable(ctx, match, replay, { teamLabel, name, targets })),
   ];
 }
 
-function dealsTable(ctx, match, replay, teamLabel) {
+/** Each valat of the match in words, and what it did to the target (RULES.md §7.8):
+ *  the chart's step and the deals table's mark explained. */
+function valatNotes(t, replay, targets, teamLabel) {
+  const notes = replay.deals.filter((d) => d.result.valat !== null).map((d) => {
+    const [before, after] = [targets[d.index], targets[d.index + 1]];
+    const params = { deal: d.index + 1, team: teamLabel(d.result.valat), from: before, target: after };
+    return h("li", { "data-valat-deal": d.index },
+      t(after > before ? "history.valat_raised" : "history.valat_note", params));
+  });
+  return notes.length ? h("ul.valat-notes", { "data-testid": "valat-notes" }, notes) : null;
+}
+
+/** The deals, each replayable; a valat marked, with the target it raised. `targets[i]` is
+ *  the target before deal i. */
+function dealsTable(ctx, match, replay, { teamLabel, name, targets }) {
   const { t } = ctx;
   const totalsAfter = new Map(replay.deals.map((d) => [d.index, d.totals]));
   const head = h("tr", {},
@@ -192,10 +233,13 @@ function dealsTable(ctx, match, replay, teamLabel) {
      t("history.col.total")].map((label, i) => h(`th.col-${i}`, { scope: "col" }, label)));
   const rows = match.deals.map((deal) => {
     const after = totalsAfter.get(deal.index);
-    const bidder = deal.bidder === null ? null : playerName(match.seats[deal.bidder]);
+    const bidder = deal.bidder === null ? null : name(deal.bidder);
+    const valat = deal.valat === null || deal.valat === undefined ? null
+      : h("span.valat-mark", { title: t("history.valat_title", { team: teamLabel(deal.valat) }) },
+        t("history.valat"));
     const open = () => ctx.navigate(`#/replay/${encodeURIComponent(match.id)}?deal=${deal.index + 1}`);
     return h("tr", {
-      "data-deal": deal.index, class: after ? "replayable" : "unfinished",
+      "data-deal": deal.index, class: `${after ? "replayable" : "unfinished"}${valat ? " valat-deal" : ""}`,
       tabindex: after ? 0 : null, title: after ? t("history.replay_deal") : null,
       onclick: after ? open : null,
       onkeydown: after ? (e) => { if (e.key === "Enter") open(); } : null,
@@ -204,13 +248,15 @@ function dealsTable(ctx, match, replay, teamLabel) {
     h("td.col-1", {}, contractMark(deal.contract, deal.multiplier || 1),
       bidder ? h("span.bidder-inline", {}, bidder) : null),
     h("td.col-2", {}, bidder || "—"),
-    h("td.col-3", {}, outcomeMark(deal.outcome)),
+    h("td.col-3", {}, outcomeMark(deal.outcome), valat),
     h("td.col-4.num", {}, deal.score ? deal.score[0] : "—"),
     h("td.col-5.num", {}, deal.score ? deal.score[1] : "—"),
     h("td.col-6.num", {}, deal.hanging || "—"),
     h("td.col-7.num", {}, after
       ? [h("span.total-0", {}, after[0]), h("span.total-sep", {}, " : "), h("span.total-1", {}, after[1])]
-      : "—"));
+      : "—",
+    valat && after && targets[deal.index + 1] > targets[deal.index]
+      ? h("span.target-after", {}, t("history.target", { target: targets[deal.index + 1] })) : null));
   });
   return h("div.table-scroll", {},
     h("table.deals-table", { class: match.deals.some((d) => d.hanging) ? "deals-table" : "deals-table no-hanging" },

@@ -151,10 +151,36 @@ export function playerName(seat) {
   return seat.name;
 }
 
+/** The seat the guest `me` held in a past match's `seats`, or null if not seated there. */
+export function pastSeat(seats, me) {
+  const seat = me && seats.find((s) => s.player_id === me.id);
+  return seat ? seat.seat : null;
+}
+
 /** The team of the guest `me` in a past match's `seats`, or null if not seated there. */
 export function seatedTeam(seats, me) {
-  const seat = me && seats.find((s) => s.player_id === me.id);
-  return seat ? seat.seat % 2 : null;
+  const seat = pastSeat(seats, me);
+  return seat === null ? null : seat % 2;
+}
+
+const COMPASS = { bottom: "south", right: "east", top: "north", left: "west" };
+
+/** Where a seat of a past match sat, as the guest `me` would see the table drawn (own seat
+ *  at the bottom): "your partner", "on your left"; for an onlooker, by the compass with
+ *  seat 0 south ("North"). */
+export function seatWhere(seats, seat, me, direction) {
+  const mine = pastSeat(seats, me);
+  const position = seatPositions(mine, direction)[seat];
+  if (mine === null) return t(`history.where.${COMPASS[position]}`);
+  return t(`history.where.${position === "top" ? "partner" : position === "bottom" ? "you" : position}`);
+}
+
+/** A seat of a past match named so that bots of one level can be told apart: "Ana",
+ *  "Bot (normal), your partner", "Bot (hard), North". */
+export function pastPlayerName(seats, seat, me, direction) {
+  const info = seats[seat];
+  if (!info || info.kind !== "bot") return playerName(info);
+  return t("history.bot_at", { bot: playerName(info), where: seatWhere(seats, seat, me, direction) });
 }
 
 /** A past match's team as the guest `me` sees it: "Us" / "Them", or, for an onlooker,

@@ -6,13 +6,13 @@ import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { protocol } from "./protocol.js";
+import { houseRulesLine, variantSpecs } from "./house-rules.js";
 import { playNowCard, showQueue } from "./quickplay.js";
 
 const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 
 const REFRESH_MS = 4000;
 const PAGE_SIZE = 50; // tables a page of the list shows (the server allows up to 100)
-let variantsCache = null;
 
 // What the visitor typed in the lobby's forms, by control: a language or settings change
 // rebuilds the page, and the typing must survive it.  Cleared once it has been used.
@@ -76,11 +76,6 @@ export function nameCard(ctx, { onSaved, prompt } = {}) {
   return form;
 }
 
-async function variants() {
-  if (!variantsCache) variantsCache = await api("GET", "/api/variants");
-  return variantsCache;
-}
-
 function flagControl(name, spec) {
   const control = `opt-${name}`;
   const label = t(`flag.${name}`);
@@ -126,7 +121,9 @@ function createForm(ctx) {
       h("label", {}, h("span", {}, t("lobby.turn_seconds")),
         h("input", { name: "turn_seconds", type: "number", min: 5, max: 600, value: 30 })),
       h("label.check", {}, h("input", { type: "checkbox", name: "private" }),
-        h("span", {}, t("lobby.private")))),
+        h("span", {}, t("lobby.private"))),
+      h("label.check", {}, h("input", { type: "checkbox", name: "spectator_chat", checked: true }),
+        h("span", {}, t("chat.spectators_option")))),
     h("details.house-rules", {}, h("summary", {}, t("lobby.house_rules")), rules),
     h("button.btn.primary.big", { type: "submit", "data-testid": "create", disabled: !me },
       t("lobby.create")));
@@ -136,7 +133,7 @@ function createForm(ctx) {
   restoreDraft(form, keyOf);
   let flags = {};
   const showRules = async () => {
-    flags = (await variants())[variant.value];
+    flags = (await variantSpecs())[variant.value];
     fill(rules, Object.entries(flags).map(([name, spec]) => flagControl(name, spec)));
     restoreDraft(rules, keyOf);
   };
@@ -150,6 +147,7 @@ function createForm(ctx) {
       variant: variant.value,
       turn_seconds: Number(data.turn_seconds.value) || undefined,
       private: data.private.checked,
+      spectator_chat: data.spectator_chat.checked,
       options: changedOptions(form, flags),
     };
     const button = form.querySelector("[data-testid=create]");
@@ -174,7 +172,8 @@ function tableRow(table) {
     h("div.table-row-main", {},
       h("strong", {}, table.name),
       h("span.tag", {}, t(`variant.${table.variant}`)),
-      h("span.muted", {}, t("lobby.target", { target: table.options.target_score }))),
+      h("span.muted", {}, t("lobby.target", { target: table.options.target_score })),
+      houseRulesLine(table.variant, table.options)),
     h("div.seat-dots", { title: t("lobby.free_seats", { count: free }) },
       table.seats.map((s) => h(`span.dot.${s.kind}`, { title: s.name || t(`seat.${s.kind}`) }))),
     h("span.muted.free", {}, t("lobby.free_seats", { count: free })),

@@ -6,6 +6,8 @@ import { h, fill, storedFlag, storeFlag } from "./dom.js";
 import { LANGUAGES, language, onLanguageChange, preferredLanguage, setLanguage, t } from "./i18n.js";
 import { nameCard, renderLobby } from "./lobby.js";
 import { loadProtocol } from "./protocol.js";
+import { renderRules } from "./rules.js";
+import { SOUNDS_KEY, setSounds, soundsOn } from "./sounds.js";
 import { renderTable } from "./table.js";
 import { toast } from "./toasts.js";
 
@@ -48,13 +50,18 @@ function header() {
   document.title = t("app.title");
   document.querySelector("[data-testid=nav-lobby]").textContent = t("nav.lobby");
   document.querySelector("[data-testid=nav-history]").textContent = t("nav.history");
+  document.querySelector("[data-testid=nav-rules]").textContent = t("help.rules");
   document.querySelector(".brand-name").textContent = t("app.title");
   const me = guest();
   fill(document.getElementById("me"), me ? h("span.me-name", { title: t("lobby.playing_as") }, me.name) : null);
   const select = document.getElementById("lang");
   select.setAttribute("aria-label", t("settings.language"));
+  const menu = document.querySelector("[data-testid=settings-toggle]");
+  menu.setAttribute("aria-label", t("settings.title"));
+  menu.title = t("settings.title");
   fill(select, LANGUAGES.map((code) => h("option", { value: code, selected: code === language() }, t(`lang.${code}`))));
-  for (const [id, key, fallback] of [["four-colour", "belote.fourColour", false], ["animations", "belote.animations", true]]) {
+  for (const [id, key, fallback] of [["four-colour", "belote.fourColour", false], ["animations", "belote.animations", true],
+    ["sounds", SOUNDS_KEY, soundsOn()]]) {
     const box = document.querySelector(`[data-testid=${id}]`);
     box.checked = storedFlag(key, fallback);
     box.closest("label").querySelector("span").textContent = t(`settings.${id}`);
@@ -75,10 +82,11 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules)?\/?([^/]*)/) || [];
+  const section = kind === "rules" ? "nav-rules"
+    : (kind === "history" || kind === "match" || kind === "replay") ? "nav-history" : "nav-lobby";
   for (const link of document.querySelectorAll("header nav a")) {
-    link.classList.toggle("active", (kind === "history" || kind === "match" || kind === "replay")
-      ? link.dataset.testid === "nav-history" : link.dataset.testid === "nav-lobby");
+    link.classList.toggle("active", link.dataset.testid === section);
   }
   onTable = false;
   try {
@@ -91,6 +99,8 @@ async function route() {
         cleanup = renderTable(app, ctx, id);
         onTable = true;
       }
+    } else if (kind === "rules") {
+      cleanup = renderRules(app, ctx, id);
     } else if (kind === "history" || ((kind === "match" || kind === "replay") && id)) {
       const done = (await history(kind === "history" ? "history" : kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
@@ -110,7 +120,30 @@ function settingsToggles() {
       refresh();
     });
   }
+  document.querySelector("[data-testid=sounds]").addEventListener("change", (event) => setSounds(event.target.checked));
   document.getElementById("lang").addEventListener("change", (event) => setLanguage(event.target.value));
+  settingsMenu();
+}
+
+/** On a small screen the switches fold behind one labelled button: it opens them under
+ *  the header; a press elsewhere or Escape closes them. */
+function settingsMenu() {
+  const toggle = document.querySelector("[data-testid=settings-toggle]");
+  const menu = document.getElementById("settings");
+  const show = (open) => {
+    menu.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  };
+  toggle.addEventListener("click", () => show(!menu.classList.contains("open")));
+  document.addEventListener("pointerdown", (event) => {
+    if (!menu.contains(event.target) && !toggle.contains(event.target)) show(false);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && menu.classList.contains("open")) {
+      show(false);
+      toggle.focus();
+    }
+  });
 }
 
 async function start() {

@@ -3,8 +3,8 @@
 
 import { h, fill, storedFlag } from "./dom.js";
 import {
-  callMark, cardLabel, comboName, contractLabel, contractMark, outcomeMark, playerName,
-  seatPositions, teamLabeller,
+  callMark, cardLabel, comboName, contractLabel, contractMark, outcomeMark, pastPlayerName,
+  pastSeat, seatPositions, seatWhere, teamLabeller,
 } from "./labels.js";
 
 const fourColour = () => storedFlag("belote.fourColour", false);
@@ -163,10 +163,21 @@ function dealOptions(ctx, data) {
   });
 }
 
+/** Where each seat is drawn: the viewer's own at the bottom, as at the table; seat 0
+ *  for an onlooker. */
+function replayPositions(ctx, data) {
+  return seatPositions(pastSeat(data.seats, currentGuest(ctx)), data.table_direction);
+}
+
+/** A seat's name in the replay's texts, a bot told apart by where it sat. */
+function seatName(ctx, data, seat) {
+  return pastPlayerName(data.seats, seat, currentGuest(ctx), data.table_direction);
+}
+
 function table(ctx, data, deal, frame) {
   const { t } = ctx;
   const result = deal.result;
-  const positions = seatPositions(null, data.table_direction); // seat 0 at the bottom
+  const positions = replayPositions(ctx, data);
   const seats = [0, 1, 2, 3].map((seat) => {
     const info = data.seats[seat];
     const badges = [];
@@ -182,6 +193,9 @@ function table(ctx, data, deal, frame) {
     h("div.replay-plate", {},
       h("span.plate-name", {}, info ? (info.kind === "bot" ? t("history.bot_name") : info.name) : "?"),
       badges,
+      info && info.kind === "bot"
+        ? h("span.plate-where", {}, seatWhere(data.seats, seat, currentGuest(ctx), data.table_direction))
+        : null,
       frame.won[seat] ? h("span.tricks-won", { title: t("replay.tricks_won") }, `✓ ${frame.won[seat]}`) : null),
     h("div.replay-hand", { "data-count": hand.length }, hand.map((card) => cardEl(ctx, card))));
   });
@@ -193,17 +207,17 @@ function trickArea(ctx, data, deal, frame) {
   const area = h("div#replay-trick.replay-trick", { "aria-label": t("replay.trick") });
   if (frame.trick) {
     const { leader, cards, winner } = frame.trick;
-    const positions = seatPositions(null, data.table_direction);
+    const positions = replayPositions(ctx, data);
     cards.forEach((card, i) => {
       const seat = (leader + i) % 4;
       area.append(cardEl(ctx, card, {
         "data-card": card, "data-seat": seat,
         class: `rcard trick-card pos-${positions[seat]}${seat === winner ? " winner" : ""}`,
-        style: `z-index:${i + 1}`,
+        style: `z-index:${seat === winner ? 5 : i + 1}`, // the card that took it lies on top
       }));
     });
     area.append(h("p.trick-caption", {}, t("replay.trick_won", {
-      name: playerName(data.seats[winner]), points: frame.trick.points,
+      name: seatName(ctx, data, winner), points: frame.trick.points,
     })));
   } else if (deal.turned) {
     area.append(h("div.replay-turned", {}, cardEl(ctx, deal.turned, { "data-turned": deal.turned }),
@@ -217,7 +231,7 @@ function trickArea(ctx, data, deal, frame) {
 function side(ctx, data, deal, frame) {
   const { t } = ctx;
   const result = deal.result;
-  const name = (seat) => playerName(data.seats[seat]);
+  const name = (seat) => seatName(ctx, data, seat);
   const before = deal.index > 0 ? data.deals[deal.index - 1].totals : [0, 0];
   const parts = [
     h("section.replay-box.replay-contract", {},
@@ -259,7 +273,7 @@ function auctionBox(ctx, data, deal) {
   const first = (deal.dealer + 1) % 4;
   const order = [0, 1, 2, 3].map((i) => (first + i) % 4);
   const grid = h("div.auction-grid", { role: "table", "aria-label": t("replay.auction") },
-    order.map((seat) => h("span.auction-head", { role: "columnheader" }, playerName(data.seats[seat]))),
+    order.map((seat) => h("span.auction-head", { role: "columnheader" }, seatName(ctx, data, seat))),
     deal.auction.map((call) => h("span.auction-call", { "data-call-seat": call.seat, role: "cell" },
                                  callMark(call.call))));
   return h("section.replay-box.replay-auction", {}, h("h2", {}, t("replay.auction")), grid);
@@ -270,6 +284,7 @@ function resultBox(ctx, data, deal) {
   const r = deal.result;
   const label = teamLabeller(data.seats, currentGuest(ctx));
   const teams = [label(0), label(1)];
+  const targetBefore = deal.index ? data.deals[deal.index - 1].target : data.target_score;
   const row = (label, values) => h("tr", {}, h("th", { scope: "row" }, label),
                                    values.map((v) => h("td", {}, v)));
   const body = [];
@@ -281,7 +296,8 @@ function resultBox(ctx, data, deal) {
   body.push(row(t("replay.deal_score"), r.score), row(t("replay.match_score"), deal.totals));
   return h("section.replay-box.replay-result", {},
     h("h2", {}, t("replay.result"), " ", outcomeMark(r.outcome)),
-    r.valat !== null ? h("p", {}, t("replay.valat", { names: label(r.valat) })) : null,
+    r.valat !== null ? h("p.replay-valat", {}, t("replay.valat", { names: label(r.valat) }),
+      deal.target > targetBefore ? ` ${t("replay.target_raised", { target: deal.target })}` : "") : null,
     r.hanging ? h("p", {}, t("replay.hanging", { points: r.hanging })) : null,
     h("table.result-table", {},
       h("thead", {}, h("tr", {}, h("td"), teams.map((name) => h("th", { scope: "col" }, name)))),

@@ -3,14 +3,21 @@
 import { api, guest } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { houseRulesLine } from "./house-rules.js";
 import { seatName } from "./labels.js";
 import { protocol } from "./protocol.js";
 import { foundByQueue } from "./quickplay.js";
 
+// The bot level last picked: the panel is drawn anew with every change of the table, and
+// a level chosen for the empty seats must not fall back to the default meanwhile.
+let pickedLevel = null;
+
 function levelSelect(testid) {
   const { values, default: preset } = protocol.levels;
-  return h("select", { "data-testid": testid, "aria-label": t("setup.bot_level") },
-    values.map((level) => h("option", { value: level, selected: level === preset }, t(`level.${level}`))));
+  const chosen = values.includes(pickedLevel) ? pickedLevel : preset;
+  return h("select", { "data-testid": testid, "aria-label": t("setup.bot_level"),
+                       onchange: (event) => { pickedLevel = event.target.value; } },
+    values.map((level) => h("option", { value: level, selected: level === chosen }, t(`level.${level}`))));
 }
 
 /** The waiting-room panel; `act(promiseFn)` runs a REST call and reports its error;
@@ -70,8 +77,10 @@ export function setupPanel(frame, act, busy = false) {
   return h("div.setup.panel", {},
     h("h2", {}, t(starting ? "quick.found" : "setup.title")),
     h("p.muted", {}, t(starting ? "quick.starts_soon" : creator ? "setup.hint" : "setup.hint_guest")),
+    houseRulesLine(table.variant, table.options),
     h("ol.slots", {}, [0, 1, 2, 3].map(slot)),
-    creator && !starting ? h("div.row.fill", {}, fillLevel,
+    creator && !starting ? h("div.row.fill", {},
+      h("label.fill-level", {}, h("span", {}, t("setup.bot_level")), fillLevel),
       h("button.btn", { type: "button", "data-testid": "fill-bots", disabled: filled || busy, onclick: () => act(fill) },
         t("setup.fill_bots"))) : null,
     starting ? null : h("div.row.share", {}, h("input", { readonly: true, value: link, "aria-label": t("setup.share") }),

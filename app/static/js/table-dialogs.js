@@ -11,8 +11,22 @@ import {
 function outcomeText(result, frame) {
   if (result.outcome === "redeal") return t("outcome.redeal");
   if (watching(frame)) return t(`outcome.${result.outcome}.team`, { team: teamName(frame.table, result.bidder % 2) });
-  const team = result.bidder % 2 === myTeam(frame) ? "us" : "them";
-  return t(`outcome.${result.outcome}.${team}`);
+  return t(`outcome.${result.outcome}.${outcomeSide(result, frame)}`);
+}
+
+/** Whose contract it was, for its colour: "us", "them" (the opponents' colour), or
+ *  "team" for a spectator. */
+function outcomeSide(result, frame) {
+  if (watching(frame) || result.bidder === null) return "team";
+  return result.bidder % 2 === myTeam(frame) ? "us" : "them";
+}
+
+/** The outcome in words, coloured by side, with a hint for the words a newcomer may not
+ *  know (a failed contract, points held over). */
+function outcomeMark(result, frame, tag) {
+  const hint = ["failed", "hanging"].includes(result.outcome) ? t(`outcome.${result.outcome}_hint`) : null;
+  return h(`${tag}.${result.outcome}.side-${outcomeSide(result, frame)}`, { title: hint },
+    outcomeText(result, frame));
 }
 
 function contractCell(result, frame) {
@@ -31,9 +45,10 @@ function sheet(frame) {
   return h("div.sheet-wrap", {}, h("table.sheet", {},
     h("thead", {}, h("tr", {},
       h("th", {}, "#"), h("th", {}, t("sheet.contract")), h("th", {}, t("sheet.outcome")),
-      h("th.num", {}, mine), h("th.num", {}, theirs), h("th.num", {}, t("sheet.hanging")))),
+      h("th.num", {}, mine), h("th.num", {}, theirs),
+      h("th.num", { title: t("sheet.hanging_hint") }, t("sheet.hanging")))),
     h("tbody", {}, results.map((r, index) => h(`tr.${r.outcome}`, { "data-deal": index },
-      h("td", {}, index + 1), h("td", {}, contractCell(r, frame)), h("td", {}, outcomeText(r, frame)),
+      h("td", {}, index + 1), h("td", {}, contractCell(r, frame)), outcomeMark(r, frame, "td"),
       h("td.num", {}, r.score[us]), h("td.num", {}, r.score[1 - us]),
       h("td.num", {}, r.hanging || "")))),
     h("tfoot", {}, h("tr", {}, h("td", { colspan: 3 }, t("sheet.total")),
@@ -46,13 +61,11 @@ function breakdown(result, frame) {
   const [mine, theirs] = teamLabels(frame);
   const row = (key, values) => h("tr", {}, h("th", {}, t(key)),
     h("td.num", {}, values[us]), h("td.num", {}, values[1 - us]));
-  const valat = result.valat === null || result.valat === undefined ? null
-    : h("p.valat", {}, t("summary.valat", { team: result.valat === us ? mine : theirs }));
-  return [h("table.breakdown", {},
+  return h("table.breakdown", {},
     h("thead", {}, h("tr", {}, h("th"), h("th.num", {}, mine), h("th.num", {}, theirs))),
     h("tbody", {}, row("summary.cards", result.card_points), row("summary.declarations", result.declarations),
       row("summary.belot", result.belot)),
-    h("tfoot", {}, row("summary.score", result.score))), valat];
+    h("tfoot", {}, row("summary.score", result.score)));
 }
 
 /** What scored: the finished deal's declarations, revealed with whether each counted. */
@@ -68,8 +81,18 @@ function declarations(frame) {
     h("div.mini-cards", {}, (a.cards || []).map((c) => h("span.mini", {}, cardSvg(c)))))));
 }
 
-/** The summary of the deal that just ended (`results` from the event that ended it). */
-export function dealSummary(frame, results, tag = "div#deal-summary") {
+/** A valat, and the target it raised (`raisedTo`, when the deal's event raised it): no
+ *  match is won on a valat (RULES.md §7.8). */
+function valatLine(result, frame, raisedTo) {
+  if (result.valat === null || result.valat === undefined) return null;
+  const [mine, theirs] = teamLabels(frame);
+  return h("p.valat", { "data-testid": "valat" }, t("summary.valat", { team: result.valat === myTeam(frame) ? mine : theirs }),
+    raisedTo ? ` ${t("summary.valat_target", { target: raisedTo })}` : "");
+}
+
+/** The summary of the deal that just ended (`results` from the event that ended it);
+ *  `raisedTo`: the match's new target when that deal raised it. */
+export function dealSummary(frame, results, tag = "div#deal-summary", raisedTo = null) {
   const result = results[results.length - 1];
   return h(tag, {},
     h("h3", {}, t("summary.title", { n: frame.view ? frame.view.results.length : 1 })),
@@ -77,21 +100,25 @@ export function dealSummary(frame, results, tag = "div#deal-summary") {
       ? t("summary.contract_by", { contract: contractLabel(result.contract), name: seatName(frame.table, result.bidder) })
       : t("outcome.all_passed"),
       result.multiplier > 1 ? h("span.mult", {}, ` ${multiplierLabel(result.multiplier)}`) : null),
-    h(`p.outcome.${result.outcome}`, {}, outcomeText(result, frame),
-      result.hanging ? ` · ${t("summary.hanging", { points: result.hanging })}` : ""),
+    outcomeMark(result, frame, "p.outcome"),
+    result.hanging ? h("p.summary-line", {}, t("summary.hanging", { points: result.hanging })) : null,
     result.outcome === "redeal" ? null : breakdown(result, frame),
+    result.outcome === "redeal" ? null : valatLine(result, frame, raisedTo),
     result.outcome === "redeal" ? null : h("h4", {}, t("summary.what_scored")),
     result.outcome === "redeal" ? null : declarations(frame));
 }
 
-export function scoreSheetContent(frame, summary, onClose) {
+/** The score sheet, after a deal's summary when one is open (`raisedTo`: see dealSummary);
+ *  its title once, and words instead of an empty table before the first deal ends. */
+export function scoreSheetContent(frame, summary, onClose, raisedTo = null) {
+  const played = frame.view && frame.view.results.length;
   return [
     h("div.dialog-head", {}, h("h2", {}, summary ? t("summary.heading") : t("sheet.title")),
       h("button.btn.ghost.close", { type: "button", "data-testid": "close", onclick: onClose,
                                     "aria-label": t("common.close") }, "✕")),
-    summary ? dealSummary(frame, summary) : null,
-    h("h3", {}, t("sheet.title")),
-    sheet(frame),
+    summary ? dealSummary(frame, summary, "div#deal-summary", raisedTo) : null,
+    summary ? h("h3", {}, t("sheet.title")) : null,
+    played ? sheet(frame) : h("p.muted.sheet-empty", { "data-testid": "sheet-empty" }, t("sheet.empty")),
     h("div.dialog-foot", {}, h("button.btn.primary", { type: "button", onclick: onClose },
       summary ? t("summary.continue") : t("common.close"))),
   ];

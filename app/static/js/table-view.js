@@ -1,7 +1,7 @@
 // The table drawn from one frame: plates around the felt, the trick, the hand, the
 // action panel and the auction log.  Pure functions of (frame, ui); no state here.
 
-import { h } from "./dom.js";
+import { h, icon, storedFlag, storeFlag } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardBack, cardSvg, sortHand, suitSymbol } from "./cards.js";
 import {
@@ -9,6 +9,7 @@ import {
   seatName, seatPositions, teamLabels, watching,
 } from "./labels.js";
 import { lastTrick } from "./table-dialogs.js";
+import { plateTimeout, turnNotes } from "./turn-timer.js";
 
 const RING = 2 * Math.PI * 27;
 
@@ -47,20 +48,15 @@ export function updateRing(root) {
 
 /** A robot's head, drawn (no emoji font needed). */
 function botIcon() {
-  const icon = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  icon.setAttribute("viewBox", "0 0 24 24");
-  icon.setAttribute("class", "bot-icon");
-  icon.setAttribute("aria-hidden", "true");
-  icon.innerHTML = '<path d="M12 2v3" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
+  return icon("bot-icon", '<path d="M12 2v3" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
     + '<circle cx="12" cy="2.5" r="1.5" fill="currentColor"/>'
     + '<rect x="4" y="6" width="16" height="13" rx="4" fill="currentColor"/>'
     + '<circle cx="9" cy="12" r="2" fill="#1d1d1f"/><circle cx="15" cy="12" r="2" fill="#1d1d1f"/>'
     + '<rect x="9" y="16" width="6" height="1.5" rx=".75" fill="#1d1d1f"/>'
-    + '<rect x="1.5" y="10" width="2.5" height="5" rx="1" fill="currentColor"/><rect x="20" y="10" width="2.5" height="5" rx="1" fill="currentColor"/>';
-  return icon;
+    + '<rect x="1.5" y="10" width="2.5" height="5" rx="1" fill="currentColor"/><rect x="20" y="10" width="2.5" height="5" rx="1" fill="currentColor"/>');
 }
 
-function plate(frame, seat, position, clockOffset) {
+function plate(frame, seat, position, clockOffset, timedOut) {
   const { table, view } = frame;
   const held = table.seats[seat];
   const team = seat % 2 === myTeam(frame) ? "us" : "them";
@@ -87,7 +83,8 @@ function plate(frame, seat, position, clockOffset) {
         held.kind === "bot" ? h("span.bot-badge", { "data-level": held.level }, t(`level.${held.level}`)) : null,
         away ? h("span.away", {}, held.autoplay ? t("seat.autoplay") : t("seat.away")) : null,
         view && view.dealer === seat ? h("span.dealer-chip", { title: t("table.dealer") }, t("table.dealer_short")) : null,
-        view && view.declarer === seat && view.contract ? h("span.taker", {}, contractLabel(view.contract)) : null)),
+        view && view.declarer === seat && view.contract ? h("span.taker", {}, contractLabel(view.contract)) : null,
+        timedOut ? plateTimeout() : null)),
     lastCall ? h("div.bubble", {}, callLabel(lastCall.bid)) : null,
     chips.length ? h("div.chips", {}, chips) : null);
 }
@@ -190,11 +187,23 @@ function autoplayBanner(ui) {
                               onclick: ui.onResume }, t("seat.resume")));
 }
 
+const LOG_FOLDED = "belote.auctionLogFolded";
+
+/** Fold or unfold the bidding log by its title (kept in the browser: the table redraws it). */
+function foldLog(event) {
+  const folded = event.currentTarget.closest("#auction-log").classList.toggle("folded");
+  event.currentTarget.setAttribute("aria-expanded", String(!folded));
+  storeFlag(LOG_FOLDED, folded);
+}
+
+/** The calls so far, folded by its title where the felt is short of room. */
 function auctionLog(frame) {
   const view = frame.view;
   if (!view || !view.auction.length) return null; // no calls yet: nothing to list
-  return h(`div#auction-log${view.phase === "auction" ? ".open" : ""}`, {},
-    h("div.panel-title", {}, t("auction.log")),
+  const folded = storedFlag(LOG_FOLDED, false);
+  return h(`div#auction-log${view.phase === "auction" ? ".open" : ""}${folded ? ".folded" : ""}`, {},
+    h("button.panel-title.log-toggle", { type: "button", "aria-expanded": String(!folded), onclick: foldLog },
+      t("auction.log")),
     h("ol", {}, view.auction.map((call) => h(`li.call.call-${call.bid}`, { "data-call-seat": call.seat },
       h("span.who", {}, seatName(frame.table, call.seat)), h("span.what", {}, callLabel(call.bid))))));
 }
@@ -226,6 +235,7 @@ export function matchScore(frame) {
 export function board(frame, ui) {
   const positions = seatPositions(frame.seat, frame.table.options.table_direction);
   const seats = [0, 1, 2, 3];
+  const panel = ui.autoplay ? autoplayBanner(ui) : actions(frame, ui);
   return [
     h("div.topbar", {},
       matchScore(frame),
@@ -236,13 +246,17 @@ export function board(frame, ui) {
         h("button.btn.ghost", { type: "button", "data-testid": "last-trick", onclick: ui.onLastTrick,
                                 disabled: !lastTrick(frame.view) }, t("table.last_trick")),
         h("button.btn.ghost", { type: "button", "data-testid": "open-scores", onclick: ui.onScores },
-          t("table.scores")))),
-    seats.map((s) => plate(frame, s, positions[s], ui.clockOffset)),
+          t("table.scores")),
+        h("button.btn.ghost", { type: "button", "data-testid": "open-rules", onclick: ui.onRules },
+          t("help.rules")),
+        ui.chatButton)),
+    seats.map((s) => plate(frame, s, positions[s], ui.clockOffset, ui.timedOut.has(s))),
     seats.filter((s) => s !== frame.seat).map((s) => backs(frame.view, s, positions[s])),
     trickArea(frame, ui, positions),
     ui.center,
     auctionLog(frame),
-    ui.autoplay ? autoplayBanner(ui) : actions(frame, ui),
+    panel,
+    turnNotes(panel, frame, ui),
     hand(frame, ui),
   ];
 }

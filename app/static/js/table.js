@@ -2,14 +2,18 @@
 // stays a moment); every render comes from the frame shown plus a little local UI state.
 
 import { api, guest } from "./api.js";
+import { mountChat } from "./chat.js";
 import { h, fill, storedFlag } from "./dom.js";
 import { t } from "./i18n.js";
 import { protocol } from "./protocol.js";
 import { TableSocket } from "./socket.js";
 import { createStore } from "./store.js";
 import { board, updateRing } from "./table-view.js";
+import { frameSounds, hurry, play } from "./sounds.js";
+import { PLATE_MS, markHandTop, timedOut, updateTurnClock } from "./turn-timer.js";
 import { lastTrick, lastTrickContent, matchOver, scoreSheetContent } from "./table-dialogs.js";
 import { setupPanel } from "./setup.js";
+import { showRulesDialog } from "./rules.js";
 import { seatPositions } from "./labels.js";
 import { toast } from "./toasts.js";
 
@@ -43,6 +47,7 @@ export function renderTable(root, ctx, tableId) {
   const ui = {
     focus: 0, keyboard: false, belotChoice: null, held: null,
     seenTrickCards: new Set(), summary: null, overSummary: null, busy: false, clockOffset: 0,
+    timeout: null, timedOut: new Map(), // the action the turn timer chose for me; seat -> its mark's timer
   };
   let shown = null; // the frame on screen
   const queue = [];
@@ -53,11 +58,17 @@ export function renderTable(root, ctx, tableId) {
     "data-turn": "", "data-my-seat": "", "data-version": "", "data-deal": "" });
   const felt = h("div.felt");
   // The close event comes a task later: a summary reopened meanwhile keeps its content.
-  const scoreDialog = h("dialog#score-sheet.dialog", { onclose: () => { if (!scoreDialog.open) ui.summary = null; } });
-  const trickDialog = h("dialog#last-trick.dialog");
-  section.append(felt, scoreDialog, trickDialog);
+  // A closed dialog keeps nothing: it is filled afresh (in the language of the day) when opened.
+  const scoreDialog = h("dialog#score-sheet.dialog", { onclose: () => {
+    if (!scoreDialog.open) { ui.summary = null; ui.raisedTo = null; scoreDialog.replaceChildren(); }
+  } });
+  const trickDialog = h("dialog#last-trick.dialog", { onclose: () => trickDialog.replaceChildren() });
+  const rulesDialog = h("dialog#rules-dialog.dialog.rules-dialog"); // the table plays on behind it
+  section.append(felt, scoreDialog, trickDialog, rulesDialog);
   fill(root, section);
   fill(felt, h("div.loading", {}, t("table.connecting")));
+  const chat = mountChat(section, { store, tableId, me,
+    say: (message) => socket.raw({ type: "chat", ...message }) });
 
   const settings = () => ({ fourColour: storedFlag("belote.fourColour", false) });
   const animations = () => storedFlag("belote.animations", true)
@@ -98,7 +109,11 @@ export function renderTable(root, ctx, tableId) {
     while (queue.length && !closed) {
       const { previous, frame } = queue.shift();
       const before = previous || shown;
-      const done = queue.length < CATCH_UP && before && before.view ? finishedTrick(frame) : null;
+      const live = queue.length < CATCH_UP;
+      const done = live && before && before.view ? finishedTrick(frame) : null;
+      const sounds = live ? frameSounds(before, frame) : [];
+      if (sounds[0] === "card") play(sounds.shift()); // with the card, before the trick's pause
+      noteTimeout(frame);
       if (done) {
         shown = heldFrame(before, frame);
         ui.held = done;
@@ -106,6 +121,7 @@ export function renderTable(root, ctx, tableId) {
         render();
         await sleep(HOLD_MS);
         if (closed) break;
+        play("trick");
         const trick = section.querySelector("#trick");
         if (animations() && trick) {
           // The cards on screen slide to the winner (a transition needs the same elements).
@@ -127,11 +143,34 @@ export function renderTable(root, ctx, tableId) {
       if (results && results.length) {
         if (frame.table.status === "over") ui.overSummary = results;
         else if (results.every((r) => r.outcome === "redeal")) notice(t("outcome.redeal"));
-        else openScores(results);
+        else {
+          const [was, now] = [before, frame].map((f) => (f && f.view ? f.view.target : null));
+          ui.raisedTo = was !== null && now > was ? now : null; // a valat raised it
+          openScores(results);
+        }
       }
       render();
+      for (const sound of sounds) play(sound);
     }
     pumping = false;
+  }
+
+  /** The turn timer acted for a seat: the player is told above the hand until they act;
+   *  another seat's plate is marked a moment. */
+  function noteTimeout(frame) {
+    const lapse = timedOut(frame);
+    if (!lapse) return;
+    if (lapse.seat === frame.seat) {
+      ui.timeout = lapse.action;
+      return;
+    }
+    clearTimeout(ui.timedOut.get(lapse.seat));
+    ui.timedOut.set(lapse.seat, setTimeout(() => { ui.timedOut.delete(lapse.seat); render(); }, PLATE_MS));
+  }
+
+  function closeTimeout() {
+    ui.timeout = null;
+    render();
   }
 
   /** A short message in the middle of the table, e.g. after a deal everyone passed; it
@@ -151,6 +190,7 @@ export function renderTable(root, ctx, tableId) {
     // Only from the newest state: a click on a frame the table has moved past is not sent.
     if (!shown || store.frame.version !== shown.version) return;
     ui.belotChoice = null;
+    ui.timeout = null; // the player is acting again: the timer's notice is old news
     socket.act(action, shown.version);
     render();
   }
@@ -172,7 +212,7 @@ export function renderTable(root, ctx, tableId) {
    *  instead, since the next deal is already running and the turn must stay playable. */
   function openScores(summary = null) {
     ui.summary = summary;
-    fill(scoreDialog, scoreSheetContent(shown, ui.summary, () => scoreDialog.close()));
+    fill(scoreDialog, scoreSheetContent(shown, ui.summary, () => scoreDialog.close(), ui.raisedTo));
     if (summary) {
       if (!scoreDialog.open) {
         const focused = document.activeElement;
@@ -236,10 +276,12 @@ export function renderTable(root, ctx, tableId) {
     felt.className = `felt phase-${view ? view.phase : "waiting"} status-${table.status}${animate ? " animated" : ""}`;
     fill(felt, board(frame, {
       ...ui, animate, center, settings: settings(), autoplay, onResume: resume,
-      onCard, onAction: send, onLastTrick: openLastTrick, onScores: () => openScores(),
+      onCard, onAction: send, onLastTrick: openLastTrick, onScores: () => openScores(), onTimeoutClose: closeTimeout,
+      onRules: () => showRulesDialog(rulesDialog, frame.table), chatButton: chat.button,
     }));
+    markHandTop(felt);
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
-    if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close()));
+    if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close(), ui.raisedTo));
     if (trickDialog.open && lastTrick(view)) {
       fill(trickDialog, lastTrickContent(frame, () => trickDialog.close(), settings()));
     }
@@ -298,6 +340,9 @@ export function renderTable(root, ctx, tableId) {
 
   const clock = setInterval(() => {
     for (const ring of section.querySelectorAll(".ring")) updateRing(ring);
+    markHandTop(felt); // the window may have turned or changed size
+    const turnClock = section.querySelector("#turn-clock");
+    if (turnClock) hurry(turnClock.dataset.deadline, updateTurnClock(turnClock));
   }, 250);
 
   return () => {
@@ -306,10 +351,12 @@ export function renderTable(root, ctx, tableId) {
     clearInterval(clock);
     clearTimeout(ui.noticeTimer);
     clearTimeout(ui.resumeTimer);
+    for (const timer of ui.timedOut.values()) clearTimeout(timer);
     document.removeEventListener("keydown", onKey);
     document.removeEventListener("keydown", onPresence);
     document.removeEventListener("pointerdown", onPresence);
     window.removeEventListener("belote:redraw", render);
+    chat.destroy();
     socket.close();
     ctx.connection("idle");
   };

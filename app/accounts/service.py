@@ -1,0 +1,237 @@
+"""Accounts as the routes and the socket use them: who a token is, sign-up (a guest's
+too), login, logout, a new password; each refusal an :class:`AccountError` with its code.
+
+Guest tokens are read as before, by their signature alone (no database read), except
+that the guest tokens of a player who has become an account stop working: the ids of
+accounts younger than a guest token's life are kept in memory for that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Literal
+
+from redis.asyncio import Redis
+
+from ..auth import InvalidToken, Player, Tokens
+from ..config import Settings
+from ..db import accounts as store
+from ..db.session import Database
+from ..storage import StorageError
+from ..tables import Client
+from .limits import Counters, MemoryCounters, RedisCounters
+from .news import ACCOUNT, ENDED, News
+from .passwords import Passwords
+from .sessions import Sessions, is_session_token, token_hash
+from .sockets import SessionSockets
+from .usernames import fold
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Attempts per window (seconds): failed logins per username and per client
+    address, sign-ups per address."""
+
+    login_window: int
+    per_username: int
+    per_address: int
+    signup_window: int
+    signups_per_address: int
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who a token is: a guest, or an account with the session the token opened."""
+
+    player: Player
+    username: str | None = None
+    session: str | None = None  # the token's hash, for an account
+
+    @property
+    def kind(self) -> Literal["guest", "account"]:
+        return "guest" if self.username is None else "account"
+
+
+class AccountError(Exception):
+    """A refused call: the HTTP status, the error code, and Retry-After for a 429."""
+
+    def __init__(self, status: int, code: str, message: str,
+                 retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.retry_after = status, code, retry_after
+
+
+BAD_CREDENTIALS = (401, "bad_credentials", "wrong username or password")
+
+
+class Accounts:
+    def __init__(self, database: Database, tokens: Tokens, passwords: Passwords,
+                 sessions: Sessions, counters: Counters, limits: Limits,
+                 redis: Redis | None = None, prefix: str = "") -> None:
+        self._db, self._tokens, self._passwords = database, tokens, passwords
+        self._sessions, self._counters, self._limits = sessions, counters, limits
+        self._sockets = SessionSockets()
+        # Guests turned accounts, with when this node heard of it: kept for a guest
+        # token's life (set at start), after which their guest tokens are dead anyway.
+        self._former_guests: dict[str, float] = {}
+        self._guest_token_life = 0.0
+        self._news = News(self._sockets.close, self._retire_guest, redis, prefix)
+
+    async def start(self, guest_token_life: timedelta) -> None:
+        self._guest_token_life = guest_token_life.total_seconds()
+        try:
+            for player_id in await store.recent_accounts(self._db, guest_token_life):
+                self._retire_guest(player_id)
+        except StorageError as exc:  # the server starts anyway; say what it lacks
+            log.warning("accounts: former guests unknown, their guest tokens still work "
+                        "until they expire: %s", exc)
+        self._news.start()
+
+    async def close(self) -> None:
+        await self._news.close()
+
+    # ------------------------------------------------------------ tokens
+
+    async def identify(self, token: str) -> Caller:
+        """The caller a token is; InvalidToken if it is nobody (forged, expired, ended,
+        or the guest token of a player who has an account now)."""
+        if is_session_token(token):
+            owner = await self._sessions.read(token)
+            if owner is None:
+                raise InvalidToken("no such session")
+            return Caller(Player(owner.player_id, owner.username), owner.username,
+                          token_hash(token))
+        player = self._tokens.read(token)
+        if player.id in self._former_guests:
+            raise InvalidToken("this guest has an account now")
+        return Caller(player)
+
+    def watch(self, caller: Caller, client: Client) -> None:
+        """Close ``client`` when the caller's session ends (a guest's never does)."""
+        if caller.session is not None:
+            self._sockets.add(caller.session, client)
+
+    def unwatch(self, caller: Caller, client: Client) -> None:
+        if caller.session is not None:
+            self._sockets.discard(caller.session, client)
+
+    # ------------------------------------------------------------ calls
+
+    async def register(self, username: str, password: str, caller: Caller | None,
+                       address: str | None) -> tuple[Caller, str]:
+        """A new account, or ``caller``'s (a guest's) with its player id and history."""
+        if address is not None:
+            await self._check(f"signup:{address}", self._limits.signups_per_address)
+            await self._counters.add(f"signup:{address}", self._limits.signup_window)
+        if caller is not None and caller.username is not None:
+            raise AccountError(409, "already_an_account", "you are logged in to an account")
+        if fold(password) == fold(username):
+            raise AccountError(422, "weak_password", "the password cannot be the username")
+        player_id = caller.player.id if caller is not None else uuid.uuid4().hex
+        password_hash = await self._passwords.hash(password)
+        try:
+            await store.create_account(self._db, player_id, username, fold(username),
+                                       password_hash)
+        except store.AccountTaken:
+            raise AccountError(409, "username_taken", "that username is taken") from None
+        if caller is not None:
+            await self._news.tell(ACCOUNT, player_id)
+        return await self._open(player_id, username)
+
+    async def login(self, username: str, password: str,
+                    address: str | None) -> tuple[Caller, str]:
+        """A new session; the same refusal, after the same work, for a wrong username as
+        for a wrong password."""
+        key = fold(username)
+        user_key, address_key = f"login:{key}", f"login@{address}"
+        await self._check(user_key, self._limits.per_username)
+        if address is not None:
+            await self._check(address_key, self._limits.per_address)
+        account = await store.find_account(self._db, key)
+        stored = None if account is None else account.password_hash
+        matches = await self._passwords.verify(stored, password)  # an unknown user's too
+        if account is None or not matches:
+            await self._counters.add(user_key, self._limits.login_window)
+            if address is not None:
+                await self._counters.add(address_key, self._limits.login_window)
+            raise AccountError(*BAD_CREDENTIALS)
+        await self._counters.clear(user_key)
+        if self._passwords.needs_rehash(account.password_hash):
+            await store.set_password(self._db, account.player_id,
+                                     await self._passwords.hash(password))
+        return await self._open(account.player_id, account.username)
+
+    async def logout(self, caller: Caller) -> None:
+        session = self._account(caller)
+        await self._sessions.end(session)
+        await self._news.tell(ENDED, session)
+
+    async def change_password(self, caller: Caller, old: str, new: str) -> None:
+        """A new password; every other session of the account ends (this one goes on).
+        A wrong ``old`` counts as a failed login."""
+        session = self._account(caller)
+        assert caller.username is not None
+        user_key = f"login:{fold(caller.username)}"
+        await self._check(user_key, self._limits.per_username)
+        account = await store.account_of(self._db, caller.player.id)
+        if account is None or not await self._passwords.verify(account.password_hash, old):
+            await self._counters.add(user_key, self._limits.login_window)
+            raise AccountError(*BAD_CREDENTIALS)
+        if fold(new) == fold(caller.username):
+            raise AccountError(422, "weak_password", "the password cannot be the username")
+        await store.set_password(self._db, caller.player.id, await self._passwords.hash(new))
+        for ended in await self._sessions.end_others(caller.player.id, session):
+            await self._news.tell(ENDED, ended)
+
+    # ------------------------------------------------------------ helpers
+
+    def _retire_guest(self, player_id: str) -> None:
+        """Refuse ``player_id``'s guest tokens from now on; forget those retired longer
+        ago than a guest token lives."""
+        now = time.monotonic()
+        if len(self._former_guests) % 1024 == 0:  # now and then, not at every sign-up
+            self._former_guests = {p: at for p, at in self._former_guests.items()
+                                   if now - at < self._guest_token_life}
+        self._former_guests[player_id] = now
+
+    async def _open(self, player_id: str, username: str) -> tuple[Caller, str]:
+        token = await self._sessions.create(player_id)
+        return Caller(Player(player_id, username), username, token_hash(token)), token
+
+    async def _check(self, key: str, limit: int) -> None:
+        wait = await self._counters.blocked(key, limit)
+        if wait is not None:
+            raise AccountError(429, "too_many_attempts",
+                               f"too many attempts; try again in {wait} s", wait)
+
+    @staticmethod
+    def _account(caller: Caller) -> str:
+        """The caller's session, or ``not_an_account`` for a guest."""
+        if caller.session is None:
+            raise AccountError(409, "not_an_account", "a guest has no account: sign up first")
+        return caller.session
+
+
+async def make_accounts(settings: Settings, database: Database, tokens: Tokens,
+                        redis: Redis | None) -> Accounts:
+    """The server's accounts, started; with ``redis`` (a cluster's) the counters, the
+    session cache and the news are shared by every node."""
+    prefix = settings.redis_prefix
+    passwords = await asyncio.to_thread(Passwords, settings.argon2_time_cost,
+                                        settings.argon2_memory_kib, settings.argon2_parallelism)
+    limits = Limits(settings.login_window, settings.login_failures_per_username,
+                    settings.login_failures_per_address, settings.signup_window,
+                    settings.signups_per_address)
+    counters: Counters = MemoryCounters() if redis is None else RedisCounters(redis, prefix)
+    accounts = Accounts(database, tokens, passwords,
+                        Sessions(database, settings.session_days, redis, prefix),
+                        counters, limits, redis, prefix)
+    await accounts.start(timedelta(seconds=settings.token_max_age))
+    return accounts

@@ -1,0 +1,68 @@
+// A table's house rules (RULES.md §9) in words, for every place that shows a table: the
+// lobby row, the waiting room, the table's rules dialog and the match page. The flags,
+// their defaults and their values are the server's (GET /api/variants); the words are
+// the create form's (`flag.*` in core.json), so a rule reads the same everywhere.
+
+import { api } from "./api.js";
+import { h, fill } from "./dom.js";
+import { t } from "./i18n.js";
+
+let specs = null; // {variant: {flag: {default, values, max?}}}, once loaded
+let loading = null;
+
+/** Each variant's flags with their defaults and values, fetched once; a failed fetch is
+ *  tried again at the next call. */
+export function variantSpecs() {
+  loading ??= api("GET", "/api/variants").then(
+    (served) => { specs = served; return served; },
+    (error) => { loading = null; throw error; });
+  return loading;
+}
+
+function valueText(name, value) {
+  if (typeof value === "boolean") return t(value ? "help.rule_on" : "help.rule_off");
+  if (typeof value === "number") return String(value);
+  return t(`flag.${name}.${value}`);
+}
+
+/** Every flag of `variant` with the table's value (`options` may hold every flag, as a
+ *  live table sends them, or only the changed ones, as a stored match does), in words,
+ *  each marked `changed` when it differs from the variant's default. */
+function houseRules(flags, options) {
+  return Object.entries(flags).map(([name, spec]) => {
+    const value = name in options ? options[name] : spec.default;
+    return { name, changed: value !== spec.default, label: t(`flag.${name}`), value: valueText(name, value) };
+  });
+}
+
+/** Draw into `el` once the flags are known: at once when they are (no flicker on a
+ *  redraw), else when they arrive; a failed fetch leaves `el` empty. */
+function whenKnown(el, draw) {
+  if (specs) draw(specs);
+  else variantSpecs().then(draw, () => {});
+  return el;
+}
+
+/** One line: the rules that differ from the variant's default, or "standard rules". */
+export function houseRulesLine(variant, options) {
+  const line = h("p.house-rules-line", { "data-testid": "house-rules" });
+  return whenKnown(line, (known) => {
+    const changed = houseRules(known[variant] || {}, options || {}).filter((rule) => rule.changed);
+    line.classList.toggle("standard", !changed.length);
+    fill(line, changed.length
+      ? [h("span.house-rules-title", {}, t("help.house_rules")), " ",
+        changed.map((rule, i) => [i ? " · " : "", h("span.house-rule", { "data-flag": rule.name },
+          `${rule.label}: `, h("strong", {}, rule.value))])]
+      : t("help.standard_rules"));
+  });
+}
+
+/** Every house rule of the table, the changed ones marked: the table's rules dialog. */
+export function houseRulesList(variant, options) {
+  const list = h("ul.house-rules-list", { "data-testid": "table-house-rules" });
+  return whenKnown(list, (known) => fill(list, houseRules(known[variant] || {}, options || {}).map((rule) =>
+    h(`li${rule.changed ? ".changed" : ""}`, { "data-flag": rule.name },
+      h("span.rule-label", {}, rule.label),
+      h("span.rule-value", {}, rule.value,
+        rule.changed ? h("span.changed-tag", {}, t("help.changed")) : null)))));
+}

@@ -1,0 +1,100 @@
+"""Chat at a table: quick phrases and short free text from the seated players, read by the
+seated players and, if the table's creator allowed it, by its spectators.
+
+Chat is not part of the match: nothing of it is logged, and a table keeps only its last
+:data:`KEPT` messages, in memory, for the snapshot of a client that (re)connects (a
+restart, or the table moving to another node, forgets them).  The server keeps plain
+text and sends it inside JSON; showing it as text, never as HTML, is the client's part.
+A phrase travels as its id, so that each reader sees it in their own language.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from ..names import BIDI_CONTROLS, CONTROL_CATEGORIES
+from ..protocol import Error
+from ..ratelimit import TokenBucket
+from .clients import Client
+from .commands import Say
+from .errors import TableError
+
+if TYPE_CHECKING:
+    from .table import Table
+
+# The quick phrases, by id; their texts are the client's (i18n chat.json, "phrase.<id>").
+PHRASES = ("hello", "good_luck", "have_fun", "well_played", "nice_hand", "thanks", "sorry",
+           "oops", "hurry", "good_game", "bye")
+MAX_TEXT = 200  # characters (code points) of free text, once trimmed
+KEPT = 50  # recent messages a (re)connecting client gets in its snapshot
+BURST, RATE = 5, 0.5  # a player's messages: five at once, then one every two seconds
+
+
+class Chat:
+    """A table's recent messages and each player's rate limit."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self._recent: deque[dict[str, Any]] = deque(maxlen=KEPT)
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def recent(self, client: Client) -> list[dict[str, Any]]:
+        """The recent messages ``client`` may read, oldest first."""
+        return list(self._recent) if may_read(self._table, client) else []
+
+    def line(self, client: Client, command: Say) -> dict[str, Any]:
+        """The event of ``client``'s message, kept; TableError if it is refused."""
+        seat = client.seat
+        if seat is None:
+            raise TableError("not_seated", "only the seated players chat")
+        said = ({"text": clean_text(command.text)} if command.text is not None
+                else {"phrase": known_phrase(command.phrase)})
+        player = client.player
+        bucket = self._buckets.get(player.id)
+        if bucket is None:
+            bucket = self._buckets[player.id] = TokenBucket(RATE, BURST, self._table.clock.time)
+        if not bucket.take():
+            raise TableError("chat_too_fast", "too many chat messages; wait a moment", 429)
+        line = {"kind": "chat", "seat": seat, "player": player.id, "name": player.name,
+                **said, "time": int(self._table.clock.time() * 1000)}
+        self._recent.append(line)
+        return line
+
+
+def may_read(table: Table, client: Client) -> bool:
+    return client.seat is not None or table.config.spectator_chat
+
+
+def clean_text(text: str) -> str:
+    """Free text as kept: NFC (an accent and its letter one character), trimmed, and
+    refused if empty, too long, or holding control characters or bidi controls (which
+    could make a line seem to say something else, or come from someone else)."""
+    text = unicodedata.normalize("NFC", text).strip()
+    if not text:
+        raise TableError("chat_empty", "the message is empty", 422)
+    if any(unicodedata.category(ch) in CONTROL_CATEGORIES or ch in BIDI_CONTROLS
+           for ch in text):
+        raise TableError("chat_control", "a message cannot hold control characters", 422)
+    if len(text) > MAX_TEXT:
+        raise TableError("chat_too_long", f"a message has at most {MAX_TEXT} characters", 422)
+    return text
+
+
+def known_phrase(phrase: str | None) -> str:
+    if phrase is None or phrase not in PHRASES:
+        raise TableError("unknown_phrase", f"no quick phrase {str(phrase)[:32]!r}", 422)
+    return phrase
+
+
+async def say(table: Table, command: Say) -> None:
+    """A chat message: to everyone at the table who may read it, or its refusal to its
+    sender alone.  It changes no version: the game does not move."""
+    client = command.client
+    try:
+        line = table.chat.line(client, command)
+    except TableError as exc:
+        client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
+        return
+    table.audience.broadcast(lambda viewer: line, to=lambda reader: may_read(table, reader))

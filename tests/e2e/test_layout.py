@@ -1,0 +1,222 @@
+"""The table's layout at every size a player brings, from a small phone held sideways
+to a large desktop: in each phase a player meets (the auction of either variant, the
+declaration step, card play, a deal's summary beside the next auction) nothing a player
+needs is off screen or under something else (the whole hand, the trick, the four plates,
+the contract, the action panel's buttons, the top bar's buttons).
+
+One table per variant is driven to each phase; there, the page is looked at in every
+viewport in turn (the layout is CSS alone, so a resize redraws it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, ViewportSize, expect
+
+from tests.e2e.conftest import OpenPage
+from tests.e2e.harness import DESKTOP
+from tests.e2e.ui import TableState, my_call, play_until, sign_in, start_with_bots
+
+pytestmark = pytest.mark.e2e
+
+VIEWPORTS = {
+    "1920x1080": ViewportSize(width=1920, height=1080),
+    "1366x768": ViewportSize(width=1366, height=768),
+    "1280x720": ViewportSize(width=1280, height=720),
+    "390x844": ViewportSize(width=390, height=844),
+    "360x740": ViewportSize(width=360, height=740),
+    "844x390": ViewportSize(width=844, height=390),
+    "740x360": ViewportSize(width=740, height=360),
+}
+SLACK = 1.0  # px: boxes that merely touch do not overlap
+
+# Boxes ([left, top, right, bottom]) of what a player needs, by group; the buttons'
+# centres and whether the element found there is the button; the hand's cards with
+# whether some point of each is on top (cards of a fan overlap one another).
+LOOK = """() => {
+  const box = (el) => {
+    if (!el || !el.checkVisibility()) return null;
+    const r = el.getBoundingClientRect();
+    return r.width && r.height ? [r.left, r.top, r.right, r.bottom] : null;
+  };
+  const boxes = (selector) => [...document.querySelectorAll(selector)]
+    .map((el) => [el.dataset.card || el.dataset.plate || el.dataset.action || el.dataset.testid
+                  || el.id || el.className, box(el)])
+    .filter(([, b]) => b);
+  const onTop = (el) => {
+    const r = el.getBoundingClientRect();
+    for (const fy of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+      for (const fx of [0.5, 0.25, 0.1, 0.75, 0.9]) {
+        const hit = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+        if (hit && el.contains(hit)) return true;
+      }
+    }
+    return false;
+  };
+  const centreHit = (el) => {
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    return !!hit && el.contains(hit);
+  };
+  const sheet = document.querySelector('#score-sheet');
+  // During play the trick's whole area, where the next cards fall; before, the turned card.
+  const playing = document.querySelector('#table').dataset.phase === 'play';
+  return {
+    hand: boxes('#hand .hand-card'),
+    handOnTop: [...document.querySelectorAll('#hand .hand-card')].filter(box).map(onTop),
+    trick: boxes(playing ? '#trick, #trick .trick-card'
+                         : '#trick .trick-card, #trick .turned-card'),
+    plates: boxes('.plate'),
+    contract: boxes('#contract.badge:not(.none)'),
+    topbar: boxes('.topbar button'),
+    panel: boxes('#actions.panel'),
+    log: boxes('#auction-log'),
+    summary: sheet && sheet.open ? boxes('#score-sheet') : [],
+    buttons: [...document.querySelectorAll('#actions.panel button, .topbar button')]
+      .filter((el) => el.checkVisibility())
+      .map((el) => [el.dataset.action || el.dataset.testid, centreHit(el)]),
+  };
+}"""
+
+# Groups that must lie wholly in the window.
+IN_WINDOW = ("hand", "trick", "plates", "contract", "topbar", "panel", "summary")
+# Pairs of groups that must not overlap (the plates not one another either).
+APART = (
+    ("hand", "trick"), ("hand", "plates"), ("hand", "panel"), ("hand", "log"),
+    ("panel", "trick"), ("panel", "contract"), ("panel", "plates"), ("panel", "topbar"),
+    ("log", "trick"), ("log", "contract"), ("log", "plates"), ("log", "topbar"), ("log", "panel"),
+    ("plates", "trick"), ("plates", "contract"), ("plates", "topbar"),
+    ("summary", "topbar"), ("summary", "contract"), ("summary", "plates"),
+    ("summary", "trick"), ("summary", "hand"), ("summary", "panel"),
+)
+
+Box = list[float]
+
+
+def overlap(a: Box, b: Box) -> bool:
+    return a[0] + SLACK < b[2] and b[0] + SLACK < a[2] and a[1] + SLACK < b[3] \
+        and b[1] + SLACK < a[3]
+
+
+def problems(look: dict[str, Any], size: ViewportSize) -> list[str]:
+    """What a player would trip over in one look at the page (see LOOK)."""
+    found = []
+    for group in IN_WINDOW:
+        for name, (left, top, right, bottom) in look[group]:
+            if left < -SLACK or top < -SLACK or right > size["width"] + SLACK \
+                    or bottom > size["height"] + SLACK:
+                found.append(f"{group} {name} off screen: {[left, top, right, bottom]}")
+    for first, second in APART:
+        for name_a, box_a in look[first]:
+            found += [f"{first} {name_a} over {second} {name_b}"
+                      for name_b, box_b in look[second]
+                      if overlap(box_a, box_b)]
+    for (name_a, box_a), (name_b, box_b) in combinations(look["plates"], 2):
+        if overlap(box_a, box_b):
+            found.append(f"plate {name_a} over plate {name_b}")
+    found += [f"hand card {name} covered" for (name, _), on_top
+              in zip(look["hand"], look["handOnTop"], strict=True) if not on_top]
+    found += [f"button {name} covered at its centre" for name, hit in look["buttons"] if not hit]
+    return found
+
+
+def every_size(page: Page, phase: str) -> list[str]:
+    """The page looked at in every viewport, what is wrong in each, by size and phase."""
+    found = []
+    for label, size in VIEWPORTS.items():
+        page.set_viewport_size(size)
+        found += [f"{label} {phase}: {problem}" for problem in problems(page.evaluate(LOOK), size)]
+    return found
+
+
+def reach(page: Page, goal: Callable[[TableState], bool]) -> TableState:
+    """Play (closing deal summaries) at the page's first size until ``goal`` holds."""
+    page.set_viewport_size(VIEWPORTS["1920x1080"])
+    return play_until(page, goal)
+
+
+def first_card(state: TableState) -> bool:
+    """The page's player is to play a card of a full hand (the widest fan)."""
+    return state.my_turn and state.phase == "play" and len(state.hand) == 8
+
+
+def declaring(state: TableState) -> bool:
+    return state.my_turn and any(action.startswith("announce") for action in state.actions)
+
+
+def folds_and_unfolds_the_bidding_log(page: Page) -> bool:
+    """A phone held sideways folds the bidding log by its title, and opens it again; False
+    when there is no log to fold (the player speaks first)."""
+    page.set_viewport_size(VIEWPORTS["844x390"])
+    log = page.locator("#auction-log")
+    if not log.count():
+        return False
+    toggle = log.get_by_role("button", name="Bidding")
+    for expanded in ("false", "true"):
+        toggle.click()
+        expect(toggle).to_have_attribute("aria-expanded", expanded)
+        expect(log.locator("ol")).to_be_visible(visible=expanded == "true")
+    return True
+
+
+def test_a_bulgarian_table_fits_every_size_in_every_phase(open_page: OpenPage) -> None:
+    page = open_page(viewport=VIEWPORTS["1920x1080"])
+    sign_in(page, "Ana")
+    start_with_bots(page, target_score="1000")
+    found = []
+    reach(page, my_call)
+    found += every_size(page, "auction")
+    folded = folds_and_unfolds_the_bidding_log(page)
+    state = reach(page, first_card)
+    found += every_size(page, "declaration" if declaring(state) else "play")
+    reach(page, lambda state: state.summary and my_call(state))
+    found += every_size(page, "summary beside the auction")
+    # The first to speak moves round the table: one of two deals' auctions has calls by then.
+    assert folds_and_unfolds_the_bidding_log(page) or folded, "no bidding log to fold"
+    if not declaring(state):
+        reach(page, declaring)
+        found += every_size(page, "declaration")
+    assert not found, "\n".join(found)
+
+
+def test_a_classic_auction_fits_every_size(open_page: OpenPage) -> None:
+    page = open_page(viewport=VIEWPORTS["1920x1080"])
+    sign_in(page, "Ana")
+    start_with_bots(page, variant="classic")
+    reach(page, my_call)
+    found = every_size(page, "classic auction")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("size", ["390x844", "844x390"])
+def test_the_header_s_settings_are_a_labelled_menu_on_a_phone(open_page: OpenPage,
+                                                               size: str) -> None:
+    page = open_page(viewport=VIEWPORTS[size])
+    page.goto("/")
+    menu = page.get_by_role("button", name="Settings")
+    four_colours = page.get_by_role("checkbox", name="Four colours")
+    expect(four_colours).to_be_hidden()
+    menu.click()
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    for name in ("Four colours", "Animations"):
+        box = page.get_by_text(name, exact=True).bounding_box()  # a label one can read
+        assert box is not None and box["x"] >= 0 and box["y"] >= 0, box
+        assert box["x"] + box["width"] <= VIEWPORTS[size]["width"], box
+    four_colours.click()
+    expect(four_colours).to_be_checked()
+    page.keyboard.press("Escape")
+    expect(four_colours).to_be_hidden()
+    page.reload()
+    page.get_by_role("button", name="Settings").click()
+    expect(page.get_by_role("checkbox", name="Four colours")).to_be_checked()  # kept
+
+
+def test_the_header_s_settings_stay_in_sight_on_a_desktop(page: Page) -> None:
+    assert page.viewport_size == DESKTOP
+    page.goto("/")
+    expect(page.get_by_role("button", name="Settings")).to_be_hidden()
+    for name in ("Four colours", "Animations"):
+        expect(page.get_by_role("checkbox", name=name)).to_be_visible()
