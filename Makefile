@@ -32,7 +32,7 @@ $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 4 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -33,6 +33,7 @@ from engine.cards import (
 from engine.deal import trick_state
 from engine.declarations import RUN_KINDS, DeclarationKind, combo_id, resolve
 from engine.observation import Observation
+from engine.options import Options
 from engine.scoring import Tally, card_total, score_deal
 
 from .bidding import hard_call
@@ -73,7 +74,7 @@ class HardBot(Level):
         if view.legal & (view.legal - 1) == 0:
             return fallback
         knowledge = infer(obs)
-        scorer = _Scorer(obs)
+        scorer = Scorer(obs)
         deadline = start + self.budget_s * SAFETY
         done = 0
         if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
@@ -91,7 +92,7 @@ class HardBot(Level):
                                           -STRENGTH[k][c]))
 
     def _average(
-        self, obs: Observation, view: View, knowledge: Knowledge, scorer: _Scorer,
+        self, obs: Observation, view: View, knowledge: Knowledge, scorer: Scorer,
         solver: Solver, most: int,
     ) -> tuple[dict[Card, float], int]:
         """Each legal card's total score over the samples solved before the solver's
@@ -118,10 +119,14 @@ class HardBot(Level):
         return totals, done
 
 
-class _Scorer:
-    """Maps the solver's value of a sampled deal to our score lead for it."""
+class Scorer:
+    """Maps the solver's value of a sampled deal to our score lead for it.
 
-    def __init__(self, obs: Observation) -> None:
+    ``extra``: announcements (seat, combo id) to count on top of the public ones, for the
+    review (ai/review.py) to value an announcement before it is made.
+    """
+
+    def __init__(self, obs: Observation, extra: tuple[tuple[int, int], ...] = ()) -> None:
         assert obs.contract is not None and obs.declarer is not None
         self.obs = obs
         self.declarer = obs.declarer
@@ -136,28 +141,36 @@ class _Scorer:
         self.done = done
         self.total = card_total(self.contract)
         self.rest = self.total - done[0] - done[1]
-        self.declarations = _declarations(obs)
+        self.declarations = _declarations(obs, extra)
         self.belots = [0, 0]
         for seat, _suit in obs.belots:
             self.belots[seat & 1] += 1
         self.announced_suits = {suit for _, suit in obs.belots}
 
-    def score(self, value: int, hands: list[Mask]) -> float:
-        """What the deal adds to our score minus theirs, in card points."""
+    def score(self, value: int, hands: list[Mask], forgo: int | None = None) -> float:
+        """What the deal adds to our score minus theirs, in card points; ``forgo``: a
+        trump suit whose belot the seat to move gives up (the review values that)."""
         team0_rest, valat = split(value, self.rest)
         team0 = self.done[0] + team0_rest
         card_points = (team0, self.total - team0)
         belots = list(self.belots)
+        announced = self.announced_suits if forgo is None else self.announced_suits | {forgo}
         for seat, hand in enumerate(hands):
-            belots[seat & 1] += _pairs(hand, self.contract, self.announced_suits)
+            belots[seat & 1] += pairs_held(hand, self.contract, announced)
         tally = Tally(self.contract, self.declarer, self.obs.multiplier, card_points,
                       self.declarations, (belots[0], belots[1]), valat)
-        result = score_deal(tally, self.obs.pool, self.obs.options)
-        lead = result.score[self.team] - result.score[1 - self.team]
-        return float(lead if self.obs.options.classic else 10 * lead)
+        return deal_lead(tally, self.obs.pool, self.obs.options, self.team)
 
 
-def _pairs(hand: Mask, contract: int, announced: set[int]) -> int:
+def deal_lead(tally: Tally, pool: int, options: Options, team: int) -> float:
+    """What the deal adds to ``team``'s score minus the other's, in card points
+    (bulgarian scores in tens, so times ten): the one unit of every bot and the review."""
+    result = score_deal(tally, pool, options)
+    lead = result.score[team] - result.score[1 - team]
+    return float(lead if options.classic else 10 * lead)
+
+
+def pairs_held(hand: Mask, contract: int, announced: set[int]) -> int:
     """Belots the hand can still announce: K and Q of trumps (every suit in AT) held."""
     if contract == NO_TRUMPS:
         return 0
@@ -167,14 +180,16 @@ def _pairs(hand: Mask, contract: int, announced: set[int]) -> int:
                if s not in announced and hand & pair & SUIT_MASK[s] == pair & SUIT_MASK[s])
 
 
-def _declarations(obs: Observation) -> tuple[int, int]:
-    """The declaration points each team will score, from what is public to this seat.
+def _declarations(obs: Observation, extra: tuple[tuple[int, int], ...] = ()
+                  ) -> tuple[int, int]:
+    """The declaration points each team will score, from what is public to this seat
+    (and ``extra``, announcements (seat, combo id) not made yet).
 
     A hidden run is judged by its kind alone; it stands in as a run of that length topped
     by a queen, the middle of the possible tops.  A hidden carré of unknown rank (Q, K, 10
     or A: its value does not tell them apart) stands in as kings.
     """
-    if not obs.announcements:
+    if not obs.announcements and not extra:
         return 0, 0
     announced = []
     for a in obs.announcements:
@@ -186,6 +201,7 @@ def _declarations(obs: Observation) -> tuple[int, int]:
             length = _SHORTEST[a.kind]
             combo = combo_id(((1 << length) - 1) << (QUEEN + 1 - length))
         announced.append((a.seat, combo))
+    announced += extra
     trump = obs.contract if obs.contract is not None and obs.contract < NO_TRUMPS else None
     points, _ = resolve(announced, trump, obs.options)
     return points[0], points[1]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TypeVar
 
 from engine.actions import BID, is_contract
 from engine.cards import (
@@ -35,6 +36,8 @@ from engine.cards import (
 )
 from engine.deal import legal_cards, trick_state
 from engine.observation import Observation
+
+T = TypeVar("T")
 
 # Prior weight of a card for a seat that named its suit in the auction (others: 1).
 NAMED_TOP_WEIGHT = 4.0  # jack and nine of the named suit
@@ -54,8 +57,9 @@ class Knowledge:
 
 
 def infer(obs: Observation) -> Knowledge:
-    """Everything the observation tells about where each hidden card lies."""
-    assert obs.contract is not None
+    """Everything the observation tells about where each hidden card lies (in the
+    auction, before any card is played, that is the soft evidence alone: the review
+    samples the deals of its calls with it)."""
     contract = obs.contract
     played = 0
     plays: list[tuple[int, tuple[Card, ...], Card]] = []  # (seat, trick before, card)
@@ -68,6 +72,7 @@ def infer(obs: Observation) -> Knowledge:
     for seat, before, card in plays:
         if seat == obs.seat or not before:
             continue
+        assert contract is not None  # cards are played under a contract only
         win_seat, win_card, _ = trick_state(before, (seat - len(before)) % 4, contract)
         partner = (win_seat - seat) & 1 == 0
         for x in cards_of(hidden & ~excluded[seat]):
@@ -162,17 +167,21 @@ def _place(
                 if _feasible(counts, [room[t] for t in seats]):
                     options.append((i, (room[s] + 1) * knowledge.weights[s][card]))
                 room[s] += 1
-        pick = rng.random() * sum(w for _, w in options)
-        chosen = options[-1][0]
-        for i, w in options:
-            pick -= w
-            if pick < 0:
-                chosen = i
-                break
-        s = seats[chosen]
+        s = seats[weighted_pick(options, rng)]
         hands[s] |= 1 << card
         room[s] -= 1
     return hands
+
+
+def weighted_pick(options: list[tuple[T, float]], rng: random.Random) -> T:
+    """One of the options, drawn in proportion to its weight (the last one when rounding
+    leaves the draw past every weight)."""
+    pick = rng.random() * sum(w for _, w in options)
+    for choice, w in options:
+        pick -= w
+        if pick < 0:
+            return choice
+    return options[-1][0]
 
 
 def _feasible(counts: list[int], room: list[int]) -> bool:

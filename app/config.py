@@ -71,6 +71,20 @@ class Settings(BaseSettings):
     bot_delay: float = Field(default=0.8, ge=0)  # seconds a bot "thinks" at least
     cover_level: Level = Level.NORMAL
 
+    # Match analysis (docs/analysis.md, "In the server"): processes of this node that review
+    # matches (0: none here; a cluster's other nodes take the jobs), their niceness, the
+    # review's seed and samples (None: ai.review's default), and the CPU seconds one match
+    # may take before its job fails.  With REDIS_URL, jobs go through saq's Redis queue.
+    analysis_workers: int = Field(default=1, ge=0)
+    analysis_nice: int = Field(default=10, ge=0, le=19)
+    analysis_seed: int = 0
+    analysis_samples: int | None = Field(default=None, ge=1)
+    analysis_cpu_seconds: float = Field(default=300, gt=0)
+    # In a cluster, saq's heartbeat: a job whose worker has not touched it for this long
+    # (its node died) is swept and run again by another node's worker; a live worker
+    # touches it thrice as often.
+    analysis_retry_seconds: float = Field(default=30, gt=0)
+
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)
     missed_turns_to_bot: int = Field(default=2, ge=1)

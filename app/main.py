@@ -18,14 +18,28 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from .accounts.service import make_accounts
+from .analysis import Analyses
 from .api.errors import add_error_handlers
-from .api.routes import accounts, cluster, guests, history, ops, play, server, tables, ws
+from .api.routes import (
+    accounts,
+    analysis,
+    cluster,
+    guests,
+    history,
+    ops,
+    play,
+    players,
+    server,
+    tables,
+    ws,
+)
 from .auth import Tokens
 from .bots import BotRunner
 from .cluster import Cluster
 from .cluster.routing import Routing
 from .config import Settings, get_settings
 from .db.migrate import check_schema
+from .db.ratings import RatingStore
 from .db.session import Database
 from .db.storage import DatabaseStorage
 from .logs import log_config
@@ -64,7 +78,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             app.state.database = database
             app.state.storage = storage or DatabaseStorage(
                 database, fencing=settings.redis_url is not None)
-            app.state.lobby = Lobby(settings, bots, app.state.storage, clock)
+            app.state.lobby = Lobby(settings, bots, app.state.storage, clock,
+                                    RatingStore(database))
             app.state.cluster = cluster = None if settings.redis_url is None else Cluster(
                 settings, app.state.lobby, app.state.storage, key)
             app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
@@ -72,15 +87,18 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             app.state.accounts = await make_accounts(
                 settings, database, app.state.tokens, None if cluster is None else cluster.redis)
             app.state.monitor = monitor
+            app.state.analyses = analyses = Analyses(settings, database)
             await bots.start()
             monitor.start()
             try:
+                await analyses.start()
                 if cluster is None:
                     await app.state.lobby.restore()
                 else:  # the other nodes hold their tables; orphans are taken over
                     await cluster.start()
                 yield
             finally:
+                await analyses.close()
                 await app.state.accounts.close()
                 await app.state.matchmaker.close()
                 # Server.shutdown stopped the tables already; not so under a TestClient.
@@ -106,6 +124,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     app.include_router(server.router, prefix="/api")
     app.include_router(cluster.router, prefix="/api")
     app.include_router(history.router)  # its own prefix, /api
+    app.include_router(players.router)  # /api too
+    app.include_router(analysis.router)  # /api too
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
 
     add_error_handlers(app)

@@ -58,6 +58,7 @@ class TableMeta(BaseModel):
     private: bool
     timeout_forfeits: bool
     spectator_chat: bool = True  # absent from rows older than the chat
+    rated: bool = False  # the result changes ratings (app/db/ratings.py reads it)
 
 
 class Owner(BaseModel):

@@ -75,6 +75,7 @@ class Entry(BaseModel):
     name: str
     address: str | None = None
     variant: str
+    rated: bool = False  # rated players wait in a line of their own (accounts only)
     since: float
     deadline: float  # bots fill the empty seats from then on
     seen: float  # the player's last join or poll
@@ -86,6 +87,18 @@ class Entry(BaseModel):
     @property
     def player(self) -> Player:
         return Player(self.player_id, self.name)
+
+    @property
+    def line(self) -> str:
+        """The queue the entry waits in: its variant's, rated or not."""
+        return line(self.variant, self.rated)
+
+
+def line(variant: str, rated: bool) -> str:
+    return f"{variant}+rated" if rated else variant
+
+
+LINES = [line(variant, rated) for variant in VARIANTS for rated in (False, True)]
 
 
 # ------------------------------------------------------------------ a group's table
@@ -100,7 +113,8 @@ class Member:
 
 
 async def open_table(lobby: Lobby, cluster: Cluster | None, settings: Settings,
-                     group: Sequence[Member], variant: str, level: Level) -> tuple[Table, Player]:
+                     group: Sequence[Member], variant: str, level: Level,
+                     rated: bool = False) -> tuple[Table, Player]:
     """A new table of ``variant`` with ``group`` in seats 0, 1, ... in order and bots of
     ``level`` in the others, not started yet; with its owner, the first player of the
     group the lobby lets hold one more table (the same refusals as POST /api/tables when
@@ -112,6 +126,7 @@ async def open_table(lobby: Lobby, cluster: Cluster | None, settings: Settings,
         turn_seconds=settings.default_turn_seconds,
         private=False,
         timeout_forfeits=False,
+        rated=rated,
     )
     table, owner = _create(lobby, group, config)
     if cluster is not None:
@@ -174,7 +189,8 @@ def everyone_here(table: Table) -> bool:
 
 class Queue(Protocol):
     """Where the queue lives.  Every call is atomic: :meth:`pop` takes each entry it
-    returns out of the queue in the same step as it reads it."""
+    returns out of the queue in the same step as it reads it.  A "variant" here is a
+    :func:`line`: rated players of a variant wait apart from the others."""
 
     async def join(self, entry: Entry) -> Entry:
         """Put ``entry`` in its variant's queue and return it, or the entry the player
@@ -217,7 +233,7 @@ class MemoryQueue:
     async def join(self, entry: Entry) -> Entry:
         held = self._entries.get(entry.player_id)
         if held is not None and (held.status == "forming" or (
-                held.status == "waiting" and held.variant == entry.variant)):
+                held.status == "waiting" and held.line == entry.line)):
             return held
         self._entries[entry.player_id] = entry
         self._arrivals[entry.player_id] = next(self._arrived)
@@ -243,7 +259,7 @@ class MemoryQueue:
             if self._entries.get(settled.player_id) is settled:
                 del self._entries[settled.player_id], self._arrivals[settled.player_id]
         queue = sorted((e for e in self._entries.values()
-                        if e.status == "waiting" and e.variant == variant),
+                        if e.status == "waiting" and e.line == variant),
                        key=lambda e: self._arrivals[e.player_id])
         ready = []
         for entry in queue:
@@ -263,7 +279,7 @@ class MemoryQueue:
             self._settled.append(entry)
 
     async def waiting(self, variant: str) -> int:
-        return sum(e.status == "waiting" and e.variant == variant
+        return sum(e.status == "waiting" and e.line == variant
                    for e in self._entries.values())
 
 
@@ -284,7 +300,9 @@ _JOIN = """
 local raw = redis.call('GET', KEYS[1])
 if raw then
   local held = cjson.decode(raw)
-  if held.status == 'forming' or (held.status == 'waiting' and held.variant == ARGV[3]) then
+  local line = held.variant
+  if held.rated then line = line .. '+rated' end
+  if held.status == 'forming' or (held.status == 'waiting' and line == ARGV[3]) then
     return raw
   end
 end
@@ -367,14 +385,14 @@ class RedisQueue:
         self._pop = redis.register_script(_POP)
 
     def _every_queue(self) -> list[str]:
-        return [self._queues + variant for variant in VARIANTS]
+        return [self._queues + name for name in LINES]
 
     async def join(self, entry: Entry) -> Entry:
         ttl = _ms(entry.deadline - entry.since + ALIVE + SETTLED_TTL)
         raw = await self._call(self._join, [self._entries + entry.player_id,
-                                            self._queues + entry.variant, self._arrivals,
+                                            self._queues + entry.line, self._arrivals,
                                             *self._every_queue()],
-                               [entry.player_id, entry.model_dump_json(), entry.variant, ttl])
+                               [entry.player_id, entry.model_dump_json(), entry.line, ttl])
         return Entry.model_validate_json(cast(str, raw))
 
     async def touch(self, player_id: str, now: float) -> Entry | None:
@@ -442,16 +460,17 @@ class Matchmaker:
         return cls(queue, lobby, cluster, settings, clock)
 
     async def quickplay(self, player: Player, variant: str, level: Level,
-                        address: str | None) -> Table:
+                        address: str | None, rated: bool = False) -> Table:
         """A started table: the player in seat 0, bots of ``level`` in the others."""
         group = [Member(player, address)]
         table, owner = await open_table(self.lobby, self.cluster, self.settings, group,
-                                        variant, level)
+                                        variant, level, rated)
         return await start(table, owner, group, level)
 
     async def join(self, player: Player, variant: str, wait: float,
-                   address: str | None) -> Entry:
-        """Queue the player for ``variant``; bots fill the seats ``wait`` seconds on."""
+                   address: str | None, rated: bool = False) -> Entry:
+        """Queue the player for ``variant`` (``rated``: with rated players only); bots
+        fill the seats ``wait`` seconds on."""
         if self.lobby.stopping:
             raise shutting_down()
         now = self.clock.time()
@@ -459,10 +478,10 @@ class Matchmaker:
         if held is not None and held.status == "seated" and held.seen > now - REJOIN_AFTER:
             return held  # asked twice (a double click, a retry): one table is enough
         entry = await self.queue.join(Entry(player_id=player.id, name=player.name,
-                                            address=address, variant=variant, since=now,
-                                            deadline=now + wait, seen=now))
+                                            address=address, variant=variant, rated=rated,
+                                            since=now, deadline=now + wait, seen=now))
         if entry.status == "waiting":
-            await self.form(entry.variant)
+            await self.form(entry.line)
             entry = await self.queue.touch(player.id, now) or entry
         return entry
 
@@ -471,7 +490,7 @@ class Matchmaker:
         player is not in the queue (never was, left, or stopped asking)."""
         entry = await self.queue.touch(player.id, self.clock.time())
         if entry is not None and entry.status == "waiting":
-            await self.form(entry.variant)
+            await self.form(entry.line)
             entry = await self.queue.touch(player.id, self.clock.time())
         return entry
 
@@ -479,8 +498,8 @@ class Matchmaker:
         return await self.queue.leave(player.id)
 
     async def form(self, variant: str) -> None:
-        """Seat every group of ``variant`` that can sit now, each at a table of its own
-        made here."""
+        """Seat every group of the queue ``variant`` (a :func:`line`) that can sit now,
+        each at a table of its own made here."""
         if self.lobby.stopping:
             return  # another node, or this one after its restart, seats them
         failed: TableError | None = None
@@ -496,7 +515,7 @@ class Matchmaker:
         group = [Member(entry.player, entry.address) for entry in entries]
         try:
             table, owner = await open_table(self.lobby, self.cluster, self.settings, group,
-                                            entries[0].variant, QUEUE_LEVEL)
+                                            entries[0].variant, QUEUE_LEVEL, entries[0].rated)
         except Exception as exc:  # each player is told; none is left waiting for ever
             if not isinstance(exc, TableError):
                 log.exception("no table for a group of the queue")

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from ai import Level
 from engine.options import Variant
 
+from . import ratings
 from .accounts.passwords import check_password
 from .accounts.usernames import check_username
 from .names import MAX_NAME, clean_name, clean_player_name
@@ -80,11 +81,41 @@ class TableCreate(BaseModel):
     spectator_chat: bool = Field(
         default=True, description="Spectators read the players' chat (they never write)."
     )
+    rated: bool = Field(default=False, description="The result changes the players' "
+                        "ratings: accounts only (bots may fill seats), never private.")
 
 
 class BotCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     level: Level = Level.NORMAL
+
+
+class RatingView(BaseModel):
+    """A rating as every route and event shows it (docs/ratings.md)."""
+
+    value: int = Field(description="The display value: estimate less 3 sigmas, as ranked.")
+    mu: float
+    sigma: float
+    provisional: bool = Field(description="Too few rated matches (or too uncertain) to rank.")
+    matches: int | None = Field(description="Rated matches in the variant; null for a bot.")
+    bot: bool = False
+
+    @classmethod
+    def of(cls, rating: ratings.Rating, matches: int | None) -> RatingView:
+        """``matches`` None for a bot's fixed rating (never provisional)."""
+        return cls(value=ratings.display(rating), mu=round(rating.mu, 3),
+                   sigma=round(rating.sigma, 3),
+                   provisional=matches is not None and ratings.provisional(rating, matches),
+                   matches=matches, bot=rating.bot)
+
+
+class RatingChangeOut(BaseModel):
+    """One seat's rating before and after a rated match (event ``ratings``)."""
+
+    seat: int
+    player: str
+    before: RatingView
+    after: RatingView
 
 
 class SeatPublic(BaseModel):
@@ -93,6 +124,11 @@ class SeatPublic(BaseModel):
     level: Level | None = None
     connected: bool = False
     autoplay: bool = Field(default=False, description="A bot plays for the absent human.")
+    account: bool = Field(default=False, description="The seat's player has an account "
+                          "(a guest's name may look like an account's).")
+    rating: RatingView | None = Field(
+        default=None, description="The seat's rating in the table's variant: an account's "
+        "or a bot's; null for guests and empty seats.")
 
 
 class Forfeit(BaseModel):
@@ -119,6 +155,10 @@ class TablePublic(BaseModel):
     rematch: str | None = Field(
         default=None, description="Once over: the id of the new table its players went to.")
     node: str = Field(description="The server node that holds the table (docs/cluster.md).")
+    rated: bool = False
+    rating_changes: list[RatingChangeOut] | None = Field(
+        default=None, description="Once a rated match is over: each account's rating "
+        "before and after (the ``ratings`` event's ``changes``).")
 
 
 class TablePage(BaseModel):

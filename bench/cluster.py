@@ -58,7 +58,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -1090,7 +1090,7 @@ async def redis_micro(args: argparse.Namespace, tables: int) -> None:
             cpu = time.process_time()
             for _ in range(10):
                 began = time.perf_counter()
-                found = sorted(cast(set[str], await redis.smembers(f"{prefix}started")))
+                found = sorted(await cast(Awaitable[set[str]], redis.smembers(f"{prefix}started")))
                 owners = await leases.owners(found)
                 sweeps.append(time.perf_counter() - began)
                 assert len(owners) == tables
@@ -1210,10 +1210,11 @@ def code_fingerprint() -> str:
 
 def versions(args: argparse.Namespace) -> str:
     with contextlib.closing(SyncRedis.from_url(args.redis)) as redis:
-        redis_version = redis.info("server")["redis_version"]
-        persistence = redis.info("persistence")
+        redis_version = cast(dict[str, Any], redis.info("server"))["redis_version"]
+        persistence = cast(dict[str, Any], redis.info("persistence"))
+        saves = cast(dict[str, str], redis.config_get("save")).get("save")
         redis_persistence = (f"AOF {'on' if persistence['aof_enabled'] else 'off'}, "
-                             f"RDB saves {redis.config_get('save').get('save') or 'off'}")
+                             f"RDB saves {saves or 'off'}")
 
     async def pg() -> str:
         conn = await asyncpg.connect(args.postgres)

@@ -11,13 +11,18 @@ and three bots, lets them play for a fixed time, then prints:
 - where an action's time goes: the server's own figures over the window (GET /metrics:
   from a table taking up an action to its messages queued, and the database write within
   it) and this client's own event-loop lag (a late client inflates what it measures);
-- server memory per table (resident memory growth divided by the tables opened).
+- server memory per table (resident memory growth divided by the tables opened);
+- with ``--analyses N``: N finished 151-point matches are stored before the server starts,
+  and their analyses (issue #17) asked for as the window opens, so that the lag above is
+  measured while the analysis workers (ANALYSIS_WORKERS, niced) review them; their
+  progress at the window's end is printed (docs/analysis.md, "In the server").
 
 Bounded: loopback only, a fixed number of tables, a fixed duration, then everything stops.
 Every run has a database of its own, removed afterwards: a SQLite file in a temporary
 directory, or with ``--postgres SERVER_URL`` a scratch database on that server.
 
     .venv/bin/python bench/load.py --tables 500 --hard-tables 20 --seconds 60
+    .venv/bin/python bench/load.py --tables 200 --hard-tables 0 --seconds 30 --analyses 2
 """
 
 from __future__ import annotations
@@ -36,12 +41,19 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx2
 from websockets.asyncio.client import ClientConnection, connect
 
+from ai import Level
 from app.db.migrate import scratch_database, upgrade
+from app.db.repository import Repository
+from app.db.session import Database
+from app.matchlog import LoggedAction, MatchEnd, Seat
+from app.vocabulary import EndReason, SeatKind
+from engine import Match, Options
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +88,42 @@ def fresh_database(postgres: str | None) -> Iterator[str]:
         url = f"sqlite:///{Path(folder) / 'belote.db'}"
         upgrade(url)
         yield url
+
+
+async def store_finished_matches(database_url: str, count: int) -> list[str]:
+    """``count`` whole Bulgarian matches to 151, random legal play, logged as a table would
+    log them, a day ago (so that the server does not show their tables again); their ids."""
+    database = Database(database_url)
+    seats = tuple(Seat(SeatKind.BOT, "Bot", level=Level.NORMAL) for _ in range(4))
+    options = Options.make("bulgarian")
+    ids = []
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    try:
+        repo = Repository(database)
+        for number in range(count):
+            match_id, rng = f"analysed-{number}", random.Random(number)
+            match = Match(options, seed=number, auto_deal=False)
+            await repo.create_match(match_id, options.variant, options.changed(), seats,
+                                    started_at=yesterday)
+            while not match.is_over:
+                deal = match.start_deal()
+                index = len(match.deals) - 1
+                await repo.start_deal(match_id, index, deal.dealer, deal.deck)
+                while not deal.is_over:
+                    seat = match.current_player()
+                    assert seat is not None
+                    action = rng.choice(match.legal_actions())
+                    seq = len(deal.history)
+                    match.apply_action(action, seat)
+                    await repo.append_action(match_id, index, seq,
+                                             LoggedAction(seat, action, "bot"))
+                await repo.finish_deal(match_id, index, match.results[index])
+            await repo.finish_match(match_id, MatchEnd(EndReason.WON, match.totals,
+                                                       match.winner), at=yesterday)
+            ids.append(match_id)
+    finally:
+        await database.dispose()
+    return ids
 
 
 def rss_kib(pid: int) -> int:
@@ -182,7 +230,8 @@ async def seat_human(port: int, table_id: str, token: str) -> ClientConnection:
     return ws
 
 
-async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
+async def run(args: argparse.Namespace, port: int, server_pid: int,
+              analysed: list[str]) -> None:
     rng = random.Random(1)
     results = {"normal": Results(), "hard": Results()}
     measuring, stop = asyncio.Event(), asyncio.Event()
@@ -210,6 +259,9 @@ async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
         client_lags: list[float] = []
         sampler = asyncio.create_task(sample_lag(client_lags, measuring, stop))
         await asyncio.sleep(args.warmup)
+        for match_id in analysed:
+            asked = await http.post(f"/api/matches/{match_id}/analysis")
+            assert asked.status_code == 202, asked.text
         metrics_began = (await http.get("/metrics")).text
         measuring.set()
         before = {level: r.actions for level, r in results.items()}
@@ -220,6 +272,8 @@ async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
         metrics_ended = (await http.get("/metrics")).text
         stats = (await http.get("/api/stats", params={"seconds": min(60, elapsed)})).json()
         playing_rss = rss_kib(server_pid)
+        analyses = [(await http.get(f"/api/matches/{match_id}/analysis")).json()
+                    for match_id in analysed]
         stop.set()
         for ws in sockets:
             await ws.close()
@@ -256,6 +310,10 @@ async def run(args: argparse.Namespace, port: int, server_pid: int) -> None:
           f"max {max(client_lags, default=0) * 1000:.2f} ms")
     print(f"server memory: {base_rss / 1024:.1f} MiB idle, {playing_rss / 1024:.1f} MiB "
           f"playing, {(playing_rss - base_rss) / len(tables):.1f} KiB per table")
+    if analysed:
+        samples = args.analysis_samples or "default"
+        print(f"analyses ({args.analysis_workers} worker(s), {samples} samples): "
+              + ", ".join(f"{a['status']} {a['progress']:.0%}" for a in analyses))
 
 
 def main() -> None:
@@ -268,6 +326,11 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=1.0, help="BOT_DELAY, s")
     parser.add_argument("--bot-processes", type=int, default=1, help="BOT_PROCESSES")
     parser.add_argument("--turn-seconds", type=float, default=30)
+    parser.add_argument("--analyses", type=int, default=0,
+                        help="finished matches whose analyses run during the window")
+    parser.add_argument("--analysis-workers", type=int, default=1, help="ANALYSIS_WORKERS")
+    parser.add_argument("--analysis-samples", type=int,
+                        help="ANALYSIS_SAMPLES (default: the review's own)")
     parser.add_argument("--postgres", metavar="SERVER_URL",
                         help="run on a scratch database of this PostgreSQL server, e.g. "
                         "postgresql://postgres@127.0.0.1:5432/postgres (default: SQLite)")
@@ -280,8 +343,10 @@ def main() -> None:
 
 def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
     """Start the server on ``database_url``, run the load, stop the server."""
+    analysed = asyncio.run(store_finished_matches(database_url, args.analyses))
     port = free_port()
     env = os.environ | {
+        "ANALYSIS_WORKERS": str(args.analysis_workers),
         "BOT_DELAY": str(args.bot_delay),
         "BOT_PROCESSES": str(args.bot_processes),
         "DATABASE_URL": database_url,
@@ -291,7 +356,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
         "MAX_TABLES_PER_ADDRESS": str(args.tables + args.hard_tables),
         "MAX_SOCKETS_PER_ADDRESS": str(args.tables + args.hard_tables),
         "SECRET_KEY": "load-benchmark-secret-key",
-    }
+    } | ({} if args.analysis_samples is None else {"ANALYSIS_SAMPLES": str(args.analysis_samples)})
     server = subprocess.Popen([sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],
                               cwd=ROOT, env=env)
     try:
@@ -304,7 +369,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
-        asyncio.run(asyncio.wait_for(run(args, port, server.pid),
+        asyncio.run(asyncio.wait_for(run(args, port, server.pid, analysed),
                                      args.seconds + args.warmup + 300))
     finally:
         server.send_signal(signal.SIGTERM)

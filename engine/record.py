@@ -140,14 +140,14 @@ def _replay_deal(match: Match, i: int, entry: Any, last: bool) -> None:
 
 def _replay_actions(match: Match, deal: Deal, i: int, actions: list[Any]) -> None:
     """Apply deal ``i``'s actions.  A bare card or bid is looked up and applied at once;
-    the rest go through :func:`_read_action`.  The engine refuses any action once the
+    the rest go through :func:`read_action`.  The engine refuses any action once the
     deal is over, so that case is told apart only when an action fails."""
     apply = match.apply_action
     for j, raw in enumerate(actions):
         try:
             action = _plain_action(raw)
             if action is None:
-                for part in _read_action(raw):
+                for part in read_action(raw):
                     apply(part, raw["seat"])
             else:
                 apply(action, raw["seat"])
@@ -159,7 +159,7 @@ def _replay_actions(match: Match, deal: Deal, i: int, actions: list[Any]) -> Non
 def _plain_action(raw: Any) -> Action | None:
     """The engine action of ``{"seat": s, "card": c}`` or ``{"seat": s, "bid": b}`` with
     valid values (nearly every record action), found with no more than dict lookups;
-    None for anything else, which :func:`_read_action` reads with its full checks."""
+    None for anything else, which :func:`read_action` reads with its full checks."""
     if type(raw) is not dict or len(raw) != 2:
         return None
     seat = raw.get("seat")
@@ -186,7 +186,7 @@ def _read_deck(i: int, text: Any) -> list[int]:
     return deck
 
 
-def _read_action(raw: Any) -> list[Action]:
+def read_action(raw: Any) -> list[Action]:
     """The engine actions one record action stands for, announcements then the card,
     every field checked (the error says which)."""
     if not isinstance(raw, dict):

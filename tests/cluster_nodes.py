@@ -36,8 +36,8 @@ PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES_ADMIN",
 REDIS_SERVER = os.environ.get("BELOTE_TEST_REDIS", "redis://127.0.0.1:6379/0")
 REDIS_BINARY = shutil.which("redis-server") or "/usr/bin/redis-server"
 SECRET = "cluster-test-secret-key-0123456789abcdefghijklmnop"  # shared by every node
-NODE_START = 30  # seconds a node may take to answer /readyz
-NODE_EXIT = 20  # seconds a node may take to exit on SIGTERM
+NODE_START = 60  # seconds a node may take to answer /readyz
+NODE_EXIT = 40  # seconds a node may take to exit on SIGTERM
 LOG_TAIL = 80  # lines of each node's log shown with a failure
 T = TypeVar("T")
 

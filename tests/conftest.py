@@ -22,7 +22,7 @@ from app.main import create_app, server_config
 from app.storage import MemoryStorage
 from tests.waiting import eventually_sync
 
-SERVER_START = 30  # seconds a server may take to answer before its test fails
+SERVER_START = 60  # seconds a server may take to answer before its test fails
 
 
 @pytest.fixture(autouse=True)

@@ -75,9 +75,11 @@ def test_seats_bots_and_start(client: TestClient, rest: Rest) -> None:
     assert client.put(f"{url}/seats/2", headers=rest.auth(ivo)).status_code == 200
     assert code(client.put(f"{url}/seats/3/bot", json={"level": "hard"},
                            headers=rest.auth(ivo))) == "not_allowed"  # the creator decides
-    assert client.put(f"{url}/seats/3/bot", json={"level": "hard"},
-                      headers=rest.auth(ana)).json()["seats"][3] == {
-        "kind": "bot", "name": None, "level": "hard", "connected": False, "autoplay": False}
+    bot = client.put(f"{url}/seats/3/bot", json={"level": "hard"},
+                     headers=rest.auth(ana)).json()["seats"][3]
+    assert bot.pop("rating")["bot"] is True  # the level's fixed rating (tests/test_rated.py)
+    assert bot == {"kind": "bot", "name": None, "level": "hard", "connected": False,
+                   "autoplay": False, "account": False}
     assert code(client.delete(f"{url}/seats/0/bot", headers=rest.auth(ana))) == "not_a_bot"
     assert client.delete(f"{url}/seats/3/bot", headers=rest.auth(ana)).json()["seats"][3][
         "kind"] == "empty"

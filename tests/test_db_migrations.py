@@ -13,9 +13,13 @@ from alembic import command
 from sqlalchemy import inspect, select
 
 from app.db.migrate import ALEMBIC_INI, alembic_config
-from app.db.models import Base, Match, UTCDateTime
+from app.db.models import Base, Match, RatingChange, UTCDateTime
 from app.db.session import Database
+from app.db.storage import DatabaseStorage
+from app.matchlog import MatchEnd
+from app.vocabulary import EndReason
 
+from .test_accounts import becomes_account, fill, rows_of
 from .test_db_support import run
 
 pytest_plugins = ["tests.test_db_support"]  # empty_url: a database not migrated yet
@@ -90,3 +94,39 @@ def test_private_is_filled_in_from_meta(empty_url: str) -> None:
     }))
     command.upgrade(config, "head")
     assert run(private_flags(empty_url)) == {"hidden": True, "open": False, "bare": False}
+
+
+async def rate_old_match(url: str) -> list[tuple[Any, ...]]:
+    """Rate the upgraded database's old match as if it had been rated: the new tables
+    take rows that point at the old ones."""
+    db = Database(url)
+    try:
+        async with db.write() as conn:
+            await conn.execute(sa.update(Match).where(Match.id == "M1").values(
+                end_reason=None, meta={"seed": 1, "table": {"rated": True}}))
+        await DatabaseStorage(db).repo.finish_match(
+            "M1", MatchEnd(EndReason.WON, (151, 80), 0))
+        async with db.read() as session:
+            rows = await session.execute(select(
+                RatingChange.match_id, RatingChange.player_id, RatingChange.matches))
+            return [tuple(row) for row in rows]
+    finally:
+        await db.dispose()
+
+
+def test_0005_keeps_every_guests_and_accounts_history(empty_url: str) -> None:
+    """From revision 0004 with a guest's match and an account, up through 0005: every row
+    as it was, and the old match's player can then be rated; down again, still whole."""
+    config = alembic_config(empty_url)
+    command.upgrade(config, "0004")
+    run(fill(empty_url))
+    run(becomes_account(empty_url))
+    before = run(rows_of(empty_url))
+    command.upgrade(config, "0005")
+    assert run(rows_of(empty_url)) == before
+    assert run(rate_old_match(empty_url)) == [("M1", "g-ana", 1)]
+    command.downgrade(config, "0004")
+    after = run(rows_of(empty_url))
+    assert after["players"] == before["players"]
+    assert after["match_seats"] == before["match_seats"]
+    assert run(table_names(empty_url)) >= {"accounts", "sessions", "matches", "players"}

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
 SEAT = 0  # the human's; bots hold the other three
 KILL_AT = 30  # the human's first turn at or after this version: mid-deal, mid-match
-SERVER_STOP = 30  # seconds a server may take to exit on SIGTERM (SHUTDOWN_TIMEOUT is 10)
+SERVER_STOP = 60  # seconds a server may take to exit on SIGTERM (SHUTDOWN_TIMEOUT is 10)
 PATIENCE = 30  # seconds a client waits for its next frame
 
 

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import random
 import time
+from collections.abc import Awaitable
 from typing import Any, cast
 
 from redis.asyncio import Redis
@@ -206,7 +207,7 @@ class Cluster:
             self._held.discard(table_id)
             self.storage.forget(table_id)
             await self.leases.release([table_id])
-            await self.redis.srem(self._started, table_id)
+            await cast(Awaitable[int], self.redis.srem(self._started, table_id))
             return False
         log.info("took over table %s (epoch %s)", table_id, self.storage.epochs
                  and self.storage.epochs.get(table_id))
@@ -248,7 +249,7 @@ class Cluster:
         data while their owner died (a crashed cluster restarting, say)."""
         ids = await self.storage.repo.unfinished_ids()
         if ids:
-            await self.redis.sadd(self._started, *ids)
+            await cast(Awaitable[int], self.redis.sadd(self._started, *ids))
 
     async def _tick(self) -> None:
         tables = self.lobby.tables
@@ -306,7 +307,7 @@ class Cluster:
         tables never delays the renewal of this node's own leases."""
         while True:
             try:
-                ids = sorted(cast(set[str], await self.redis.smembers(self._started)))
+                ids = sorted(await cast(Awaitable[set[str]], self.redis.smembers(self._started)))
                 owners = await self.leases.owners(ids)
                 orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None
                            or (owner == self.node_id and t not in self.lobby.tables)]

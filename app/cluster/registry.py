@@ -4,6 +4,7 @@ so a dead node drops out of the list by itself."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from typing import Any, cast
 
 from redis.asyncio import Redis
@@ -31,11 +32,11 @@ class Registry:
 
     async def nodes(self) -> dict[str, dict[str, Any]]:
         """Every live node by id; the ids of dead ones are swept from the set."""
-        ids = sorted(cast(set[str], await self._redis.smembers(self._set)))  # decoded
+        ids = sorted(await cast(Awaitable[set[str]], self._redis.smembers(self._set)))  # decoded
         if not ids:
             return {}
         found = await self._redis.mget([self._prefix + i for i in ids])
         dead = [i for i, text in zip(ids, found, strict=True) if text is None]
         if dead:
-            await self._redis.srem(self._set, *dead)
+            await cast(Awaitable[int], self._redis.srem(self._set, *dead))
         return {i: json.loads(text) for i, text in zip(ids, found, strict=True) if text}

@@ -15,6 +15,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -214,3 +215,87 @@ class Session(Base):
     expires_at: Mapped[datetime]  # slides forward while the session is used
 
     __table_args__ = (Index("ix_sessions_player", "player_id"),)
+
+
+class PlayerRating(Base):
+    """A player's current rating in one variant (app/ratings.py), kept beside the values
+    the leaderboard orders and filters by, so that a page is one index range."""
+
+    __tablename__ = "ratings"
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    value: Mapped[int] = mapped_column(Integer)  # ratings.display(): what boards rank by
+    matches: Mapped[int] = mapped_column(Integer)  # rated matches in the variant
+    wins: Mapped[int] = mapped_column(Integer)
+    ranked: Mapped[bool] = mapped_column(Boolean)  # not provisional: on the leaderboard
+    updated_at: Mapped[datetime]
+
+    __table_args__ = (
+        # The leaderboard: value then id, both descending, read backwards from a cursor;
+        # a profile's rank counts the same range.
+        Index("ix_ratings_board", "variant", "ranked", "value", "player_id"),
+    )
+
+
+class RatingChange(Base):
+    """A player's rating after one rated match, and before it: the profile's history, the
+    match's ``rating_changes``; its key makes a match rate each player once."""
+
+    __tablename__ = "rating_history"
+
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(16))
+    seat: Mapped[int] = mapped_column(SmallInteger)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    value: Mapped[int] = mapped_column(Integer)
+    matches: Mapped[int] = mapped_column(Integer)  # the player's rated matches after it
+    at: Mapped[datetime]
+
+    __table_args__ = (
+        # A profile's history per variant, newest first from the index.
+        Index("ix_rating_history_player", "player_id", "variant", "at", "match_id"),
+    )
+
+
+class Analysis(Base):
+    """A finished match's review (issue #17, docs/analysis.md): asked once, computed once by
+    whichever worker takes it; its status and progress are what every node's GET reads."""
+
+    __tablename__ = "analyses"
+
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    status: Mapped[str] = mapped_column(String(8))  # queued, running, done, failed
+    progress: Mapped[float] = mapped_column(Float)  # 0..1
+    seed: Mapped[int] = mapped_column(Integer)
+    samples: Mapped[int] = mapped_column(Integer)  # ai.review's samples per decision
+    attempts: Mapped[int] = mapped_column(Integer)  # starts, a resumed or retried job's too
+    result: Mapped[dict[str, Any] | None]  # ai.review.review_json, once done
+    error: Mapped[str | None] = mapped_column(String(200))  # why it failed
+    created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    __table_args__ = (
+        # The jobs a restarted server resumes: the few not done nor failed.
+        Index(
+            "ix_analyses_pending",
+            "created_at",
+            sqlite_where=text("status IN ('queued', 'running')"),
+            postgresql_where=text("status IN ('queued', 'running')"),
+        ),
+    )

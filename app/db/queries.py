@@ -1,7 +1,9 @@
-"""History reads for the REST API: match lists, one match, its record, a player's stats.
+"""History reads for the REST API: match lists, one match, its record, a player's stats,
+the leaderboard and a player's profile.
 
 Lists page by a cursor on ``(started_at, id)``, newest first, so a page costs the same
-at any depth and stays stable while new matches start (an offset would shift).
+at any depth and stays stable while new matches start (an offset would shift); the
+leaderboard likewise on ``(value, id)``.
 """
 
 from __future__ import annotations
@@ -11,13 +13,18 @@ import binascii
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Select, and_, case, func, literal, select, tuple_
+from sqlalchemy import Select, and_, case, func, literal, select, tuple_, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
+from engine.options import VARIANTS
 from engine.scoring import FAILED, HANGING, MADE
 
+from .. import ratings
+from ..models import RatingView
 from . import models
 from .models import UTCDateTime
 from .repository import MatchLog, load_logs, row_result
@@ -211,3 +218,180 @@ async def player_stats(
         id=player.id, name=player.name, created_at=player.created_at,
         by_variant=[stats[v] for v in sorted(stats)],
     )
+
+
+# ------------------------------------------------------------------ the leaderboard
+
+HISTORY = 200  # ratings after each match, per variant, in a profile
+RECENT = 20  # matches in a profile
+
+
+
+@dataclass(frozen=True, slots=True)
+class BoardCursor:
+    """Where a leaderboard page ends: the last row's value, id and rank."""
+
+    value: int
+    player_id: str
+    rank: int
+
+    def encode(self) -> str:
+        raw = json.dumps([self.value, self.player_id, self.rank]).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, text: str) -> BoardCursor:
+        """ValueError for anything :meth:`encode` did not make."""
+        try:
+            value, player_id, rank = json.loads(
+                base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        except (binascii.Error, ValueError, TypeError) as e:
+            raise ValueError("bad cursor") from e
+        if not (isinstance(value, int) and isinstance(player_id, str)
+                and isinstance(rank, int) and rank >= 1):
+            raise ValueError("bad cursor")
+        return cls(value, player_id, rank)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    rank: int
+    id: str
+    name: str
+    rating: RatingView
+    wins: int
+
+
+async def leaderboard(session: AsyncSession, variant: str, limit: int,
+                      after: BoardCursor | None) -> tuple[list[BoardRow], BoardCursor | None]:
+    """Ranked (not provisional) players of ``variant``, by value then id, both descending:
+    one range of ``ix_ratings_board`` from the cursor on (keyset, never an offset)."""
+    r, p = models.PlayerRating, models.Player
+    stmt = (select(r.player_id, p.name, r.mu, r.sigma, r.matches, r.wins)
+            .join(p, p.id == r.player_id)
+            .where(r.variant == variant, r.ranked.is_(True)))
+    if after is not None:
+        stmt = stmt.where(tuple_(r.value, r.player_id)
+                          < tuple_(literal(after.value), literal(after.player_id)))
+    rows = (await session.execute(
+        stmt.order_by(r.value.desc(), r.player_id.desc()).limit(limit + 1))).all()
+    first = 1 if after is None else after.rank + 1
+    board = [BoardRow(first + i, pid, name, RatingView.of(ratings.Rating(mu, sigma), n), wins)
+             for i, (pid, name, mu, sigma, n, wins) in enumerate(rows[:limit])]
+    last = board[-1] if len(rows) > limit else None
+    return board, None if last is None else BoardCursor(last.rating.value, last.id, last.rank)
+
+
+# ------------------------------------------------------------------ a profile
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    id: str
+    name: str
+    account: bool
+    since: float
+    ratings: dict[str, RatingView | None]
+    rank: dict[str, int | None]
+    history: dict[str, list[dict[str, Any]]]
+    stats: PlayerStats
+    bots: dict[str, dict[str, dict[str, dict[str, int]]]]
+    matches: list[MatchSummary]
+
+
+async def profile(session: AsyncSession, player_id: str, viewer: str | None) -> Profile | None:
+    """Everything a player's page shows; None if no such player.  Private matches count
+    (stats, bots, matches) only when the player asks, as the stats route does."""
+    p, a, r = models.Player, models.Account, models.PlayerRating
+    # The player (kept in the session: player_stats gets it from there), whether it is
+    # an account, and its ratings, in one query.
+    found = (await session.execute(
+        select(p, a.player_id, r).outerjoin(a, a.player_id == p.id)
+        .outerjoin(r, r.player_id == p.id).where(p.id == player_id))).all()
+    stats = await player_stats(session, player_id, viewer) if found else None
+    if stats is None:
+        return None
+    rows = {row.variant: row for _, _, row in found if row is not None}
+    views: dict[str, RatingView | None] = {
+        v: None if v not in rows else
+        RatingView.of(ratings.Rating(rows[v].mu, rows[v].sigma), rows[v].matches)
+        for v in VARIANTS}
+    ranks: dict[str, int | None] = dict.fromkeys(VARIANTS)
+    if any(row.ranked for row in rows.values()):
+        ranks.update(await _ranks(session, player_id))
+    page = await list_matches(session, MatchFilter(
+        player=player_id, limit=RECENT, viewer=viewer))
+    history = await _history(session, player_id) if rows else {v: [] for v in VARIANTS}
+    return Profile(
+        id=player_id, name=stats.name, account=found[0][1] is not None,
+        since=stats.created_at.timestamp(), ratings=views, rank=ranks,
+        history=history, stats=stats,
+        bots=await _bots(session, player_id, viewer), matches=page.items)
+
+
+async def _ranks(session: AsyncSession, player_id: str) -> dict[str, int]:
+    """The player's place on each board it is ranked on: one more than the ranked rows
+    ahead of it (a count over the board's index range)."""
+    me, other = aliased(models.PlayerRating), aliased(models.PlayerRating)
+    rows = await session.execute(
+        select(me.variant, func.count(other.player_id))
+        .select_from(me)
+        .outerjoin(other, and_(other.variant == me.variant, other.ranked.is_(True),
+                               tuple_(other.value, other.player_id)
+                               > tuple_(me.value, me.player_id)))
+        .where(me.player_id == player_id, me.ranked.is_(True))
+        .group_by(me.variant))
+    return {variant: ahead + 1 for variant, ahead in rows}
+
+
+async def _history(session: AsyncSession, player_id: str) -> dict[str, list[dict[str, Any]]]:
+    """The rating after each of the last HISTORY rated matches per variant, oldest first:
+    one bounded index range per variant, in one query."""
+    h = models.RatingChange
+    ranges = [select(h.variant, h.match_id, h.at, h.value, h.mu, h.sigma)
+              .where(h.player_id == player_id, h.variant == variant)
+              .order_by(h.at.desc(), h.match_id.desc()).limit(HISTORY).subquery()
+              for variant in VARIANTS]
+    rows = await session.execute(union_all(*(select(r) for r in ranges)))
+    out: dict[str, list[dict[str, Any]]] = {v: [] for v in VARIANTS}
+    for variant, match, at, value, mu, sigma in rows:
+        out[variant].append({"match": match, "at": _aware(at).timestamp(), "value": value,
+                             "mu": round(mu, 3), "sigma": round(sigma, 3)})
+    for points in out.values():
+        points.sort(key=lambda point: (point["at"], point["match"]))
+    return out
+
+
+def _aware(at: datetime | str) -> datetime:
+    """A time read through a union, which leaves SQLite's text as it is: as UTC."""
+    if isinstance(at, str):
+        at = datetime.fromisoformat(at)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+async def _bots(session: AsyncSession, player_id: str,
+                viewer: str | None) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
+    """Finished matches with a bot of each level as partner or opponent, and those won:
+    a match counts once per level and side, however many such bots sat in it."""
+    m = models.Match
+    me, bot = aliased(models.MatchSeat), aliased(models.MatchSeat)
+    team = me.seat % 2
+    side = case((bot.seat % 2 == team, "with"), else_="against")
+    mine = and_(me.player_id == player_id, m.finished_at.is_not(None))
+    if not shows_private(player_id, viewer):
+        mine = and_(mine, ~m.private)
+    rows = await session.execute(
+        select(m.variant, bot.level, side, func.count(func.distinct(m.id)),
+               func.count(func.distinct(case((m.winner == team, m.id)))))
+        .select_from(me)
+        .join(m, m.id == me.match_id)
+        .join(bot, and_(bot.match_id == me.match_id, bot.kind == "bot"))
+        .where(mine)
+        .group_by(m.variant, bot.level, side))
+    out: dict[str, dict[str, dict[str, dict[str, int]]]] = {
+        v: {level: {s: {"played": 0, "won": 0} for s in ("with", "against")}
+            for level in ratings.BOT_RATINGS[v]} for v in VARIANTS}
+    for variant, level, where, played, won in rows:
+        if variant in out and level in out[variant]:
+            out[variant][level][where] = {"played": played, "won": won}
+    return out

@@ -34,6 +34,7 @@ from ..matchlog import (
 from ..storage import Fenced
 from ..vocabulary import SeatKind
 from . import models
+from .ratings import rate_match
 from .session import Database, StorageError
 
 
@@ -256,7 +257,8 @@ class Repository:
     ) -> None:
         """Close a match (won, forfeit or abandoned): it is no longer recovered at start.
         A forfeit goes into ``meta`` too, for the table shown after a restart.  A match
-        already closed is left as it is (a retry)."""
+        already closed is left as it is (a retry).  A rated match's ratings change in the
+        same transaction (app/db/ratings.py), so exactly once, whoever closes it."""
         m = models.Match
         async with self.db.write() as conn:
             await _fence(conn, match_id, epoch)
@@ -269,8 +271,10 @@ class Repository:
             done = await conn.execute(
                 update(m).where(m.id == match_id, m.end_reason.is_(None)).values(**values)
             )
-            known = done.rowcount == 1 or await conn.scalar(select(m.id).where(m.id == match_id))
-            if not known:
+            if done.rowcount == 1:  # this write ends it: the one place a match is rated
+                await rate_match(conn, match_id, end, values["finished_at"],
+                                 _dialect(conn).insert)
+            elif not await conn.scalar(select(m.id).where(m.id == match_id)):
                 raise StorageError(f"no match {match_id!r}")
 
     async def claim(self, match_id: str) -> int | None:

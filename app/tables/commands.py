@@ -114,6 +114,15 @@ class GraceOver:
 
 
 @dataclass(frozen=True, slots=True)
+class LoadRatings:
+    """Read the seats' ratings again (a table rebuilt after a restart, a takeover or a
+    hand-over) and, once a rated match is over, its rating changes: told to everyone
+    with ``announce`` (the match just ended here)."""
+
+    announce: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Logged:
     """The retry task has written everything the storage refused: the table goes on."""
 
@@ -138,4 +147,5 @@ class Moved:
 Command = (
     SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
     | Say | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Moved | Stop
+    | LoadRatings
 )

@@ -25,10 +25,11 @@ from ..matchlog import Seat as LoggedSeat
 from ..storage import Storage, StoredMatch
 from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clock import Clock, LoopClock
+from .commands import LoadRatings
 from .errors import TableError, shutting_down
 from .presence import await_return
 from .seats import Seat
-from .table import Services, Table, TableConfig
+from .table import Ratings, Services, Table, TableConfig
 
 log = logging.getLogger(__package__)
 
@@ -73,14 +74,15 @@ class Lobby:
     It also counts the open sockets that app/api/routes/ws.py admits."""
 
     def __init__(self, settings: Settings, bots: BotRunner, storage: Storage,
-                 clock: Clock | None = None) -> None:
-        """``clock``: the tables' timers run on it (the loop's by default, tests move theirs)."""
+                 clock: Clock | None = None, ratings: Ratings | None = None) -> None:
+        """``clock``: the tables' timers run on it (the loop's by default, tests move theirs);
+        ``ratings``: where seats' ratings are read (none: no ratings shown, no rated seat)."""
         self.tables: dict[str, Table] = {}
         self.stopping = False
         self.sockets_by_address = Quota(settings.max_sockets_per_address)
         self.sockets_by_player = Quota(settings.max_sockets_per_player)
         self._services = Services(settings, bots, storage, self.discard, self.create,
-                                  clock or LoopClock())
+                                  clock or LoopClock(), ratings)
         self._settings = settings
         self._created: dict[str, tuple[int, float]] = {}  # id -> number, time.monotonic()
         self._next_number = 0
@@ -166,6 +168,7 @@ class Lobby:
                 player = Player(seat.player_id, seat.name)
                 table.seats[index] = Seat(kind=SeatKind.HUMAN, player=player)
                 await_return(table, player, index)
+        table.post(LoadRatings())
         self._add(table, None)
         return table
 

@@ -13,10 +13,10 @@ from engine import Match
 from .. import matchlog
 from ..auth import Player
 from ..matchlog import MatchMeta, Owner
-from ..models import TablePublic
-from ..storage import StorageUnavailable
+from ..models import RatingView, TablePublic
+from ..storage import StorageError, StorageUnavailable
 from ..vocabulary import SeatKind, TableStatus
-from .commands import AddBot, LeaveSeat, Rematch, RemoveBot, SitDown, StartMatch
+from .commands import AddBot, LeaveSeat, LoadRatings, Rematch, RemoveBot, SitDown, StartMatch
 from .errors import TableError
 from .presence import await_return, release
 from .seats import Seat
@@ -36,10 +36,14 @@ async def sit_down(table: Table, command: SitDown) -> TablePublic:
         raise TableError("not_waiting", "the match has already started")
     if seat_of(table, player) is not None:
         raise TableError("already_seated", "you already have a seat at this table")
+    rating = await seat_rating(table, player.id)
+    if rating is None and table.config.rated:
+        raise TableError("account_required", "a rated table seats accounts only", 403)
     client = table.audience.get(player.id)
     here = client is not None
     table.seats[seat] = Seat(kind=SeatKind.HUMAN, player=player, connected=here,
-                             returning=command.arriving and not here)
+                             returning=command.arriving and not here,
+                             account=rating is not None, rating=rating)
     if client is not None:
         client.seat = seat
     return table.changed({"kind": "seat", "seat": seat})
@@ -127,6 +131,50 @@ async def rematch(table: Table, command: Rematch) -> TablePublic:
         return new.info()
     result: TablePublic = await new.submit(SitDown(player, seat))
     return result
+
+
+async def seat_rating(table: Table, player_id: str) -> RatingView | None:
+    """The player's rating in the table's variant, None for a guest.  Unreadable, an
+    unrated table seats the player without one; a rated table refuses (503)."""
+    book = table.services.ratings
+    try:
+        if book is None:
+            raise StorageError("no ratings here")
+        return await book.seat(player_id, table.config.options.variant)
+    except StorageError as exc:
+        if table.config.rated:
+            raise TableError("storage_unavailable", "ratings cannot be read now, try again "
+                             "later", 503) from None
+        log.debug("seat without its rating: %s", exc)
+        return None
+
+
+async def load_ratings(table: Table, command: LoadRatings) -> None:
+    """The seats' ratings read again; once a rated match is over, its changes, each seat
+    shown at its new rating, and (``announce``) everyone told: event ``ratings``."""
+    for held in table.seats:
+        if held.player is not None:
+            rating = await seat_rating(table, held.player.id)
+            held.account, held.rating = rating is not None, rating
+    if not (table.config.rated and table.status == TableStatus.OVER) or table.rating_changes:
+        return
+    book = table.services.ratings
+    if table.journal.behind:  # the end is not written yet: again once it is
+        table.ratings_due = command.announce
+        return
+    try:
+        changes = [] if book is None else await book.changes(table.id)
+    except StorageError as exc:
+        log.warning("rating changes not read: %s", exc)
+        return
+    if not changes:
+        return
+    table.rating_changes = changes
+    for change in changes:
+        table.seats[change.seat].rating = change.after
+    if command.announce:
+        event = {"kind": "ratings", "changes": [c.model_dump() for c in changes]}
+        table.audience.broadcast(lambda viewer: event)
 
 
 def seat_at(table: Table, seat: int) -> Seat:

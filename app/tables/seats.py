@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from ai import Level
 
+from .. import ratings
 from ..auth import Player
-from ..models import SeatPublic
+from ..models import RatingView, SeatPublic
 from ..vocabulary import SeatKind
 from .clock import Timer
 
@@ -22,6 +24,8 @@ class Seat:
     autoplay: bool = False  # too many missed turns: a bot plays until the player resumes
     returning: bool = False  # away since a restart: turns wait on the timer, not a bot
     grace: Timer | None = None  # ends the absent player's grace
+    account: bool = False  # the human is an account, not a guest
+    rating: RatingView | None = None  # the account's, in the table's variant
 
     @property
     def covered(self) -> bool:
@@ -32,11 +36,20 @@ class Seat:
     def holds(self, player: Player) -> bool:
         return self.player is not None and self.player.id == player.id
 
-    def public(self) -> SeatPublic:
+    def public(self, variant: str) -> SeatPublic:
         return SeatPublic(
             kind=self.kind,
             name=None if self.player is None else self.player.name,
             level=self.level,
             connected=self.connected,
             autoplay=self.autoplay,
+            account=self.account,
+            rating=bot_view(variant, self.level) if self.kind == SeatKind.BOT and self.level
+            else self.rating,
         )
+
+
+@cache
+def bot_view(variant: str, level: str) -> RatingView:
+    """A bot level's fixed rating as seats show it (made once: it never moves)."""
+    return RatingView.of(ratings.bot_rating(variant, level), None)

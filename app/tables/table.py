@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from engine import Match, Options, write_record
 
@@ -25,7 +25,7 @@ from ..bots import BotRunner
 from ..config import Settings
 from ..logs import MATCH_ID, TABLE_ID
 from ..matchlog import MatchEnd, MatchMeta, TableMeta
-from ..models import Forfeit, TablePublic
+from ..models import Forfeit, RatingChangeOut, RatingView, TablePublic
 from ..protocol import CloseCode, Error
 from ..storage import Storage, StoredMatch
 from ..vocabulary import EndReason, SeatKind, TableStatus
@@ -42,6 +42,7 @@ from .commands import (
     Expire,
     GraceOver,
     LeaveSeat,
+    LoadRatings,
     Logged,
     Moved,
     PlayAction,
@@ -70,18 +71,30 @@ class TableConfig:
     private: bool
     timeout_forfeits: bool
     spectator_chat: bool = True  # spectators read the players' chat (app/tables/chat.py)
+    rated: bool = False  # accounts only; the result changes ratings (docs/ratings.md)
 
     def meta(self) -> TableMeta:
         """The settings as the match log keeps them, for a restart."""
         return TableMeta(name=self.name, turn_seconds=self.turn_seconds, private=self.private,
                          timeout_forfeits=self.timeout_forfeits,
-                         spectator_chat=self.spectator_chat)
+                         spectator_chat=self.spectator_chat, rated=self.rated)
 
     @classmethod
     def of(cls, meta: TableMeta, options: Options) -> TableConfig:
         """The settings a logged (or parked) table had."""
         return cls(meta.name, options, meta.turn_seconds, meta.private, meta.timeout_forfeits,
-                   meta.spectator_chat)
+                   meta.spectator_chat, meta.rated)
+
+
+class Ratings(Protocol):
+    """What tables read of ratings (app/db/ratings.py's RatingStore).  Both may raise
+    StorageError; the match's rating update itself is the storage's, at its end."""
+
+    async def seat(self, player_id: str, variant: str) -> RatingView | None:
+        """The player's rating in ``variant``; None for a guest."""
+        ...
+
+    async def changes(self, match_id: str) -> list[RatingChangeOut]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +108,7 @@ class Services:
     discard: Callable[[str], None]
     create: Callable[[Player, TableConfig], Table]  # the lobby's, for rematches
     clock: Clock = field(default_factory=LoopClock)
+    ratings: Ratings | None = None  # None: no database to read them from (some tests)
 
 
 class Table:
@@ -123,6 +137,8 @@ class Table:
         self.journal = Journal(partial(self.post, Logged()), partial(self.post, Moved()))
         self.held: play.Held | None = None  # the action whose log write waits
         self.meta: MatchMeta | None = None  # as logged at the start
+        self.rating_changes: list[RatingChangeOut] | None = None  # a rated match's, once over
+        self.ratings_due = False  # the match ended while its end's write waited
         self._stopping = False
         self._queue: asyncio.Queue[tuple[Command, asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name=f"table-{table_id}")
@@ -183,12 +199,14 @@ class Table:
             status=self.status,
             version=self.version,
             owner=self.owner.id,
-            seats=[seat.public() for seat in self.seats],
+            seats=[seat.public(self.config.options.variant) for seat in self.seats],
             totals=None if match is None else match.totals,
             winner=self.forfeit.winner if self.forfeit else None if match is None else match.winner,
             forfeit=self.forfeit,
             rematch=None if self.rematch is None else self.rematch.id,
             node=self.settings.node_id,
+            rated=self.config.rated,
+            rating_changes=self.rating_changes,
         )
 
     def record(self) -> dict[str, Any]:
@@ -260,6 +278,8 @@ class Table:
         self.turns.cancel()
         await self._log_end(EndReason.FORFEIT if self.forfeit else EndReason.WON)
         self._expire_in(self.settings.finished_table_ttl, TableStatus.OVER)
+        if self.config.rated:  # after the events of the move (or timeout) that ended it
+            self.post(LoadRatings(announce=True))
 
     async def close(self, reason: str) -> None:
         if self.status == TableStatus.PLAYING:  # a failed write is retried after the table goes
@@ -312,6 +332,7 @@ class Table:
                     presence.await_return(self, player, index)
             else:
                 self.seats[index] = Seat(kind=SeatKind.BOT, level=entry.level)
+        self.post(LoadRatings())
         if stored.finished_at is None:
             self.status = TableStatus.PLAYING
             self._expire_in(None, TableStatus.PLAYING)
@@ -359,6 +380,9 @@ async def _logged(table: Table, command: Logged) -> None:
     if not table.journal.caught_up():
         return  # more was queued meanwhile: the journal calls again once it is written
     table.audience.broadcast(lambda viewer: {"kind": "storage", "available": True})
+    if table.ratings_due:
+        table.ratings_due = False
+        table.post(LoadRatings(announce=True))
     held, table.held = table.held, None
     if held is None:
         table.turns.schedule()
@@ -409,4 +433,5 @@ HANDLERS: dict[type, Handler] = {
     Logged: _logged,
     Expire: _expire,
     Moved: _moved,
+    LoadRatings: seating.load_ratings,
 }

@@ -31,7 +31,7 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = ViewportSize(width=1280, height=800)
 PHONE = ViewportSize(width=390, height=844)
-SERVER_START = 30.0  # seconds the server may take to answer /healthz before we give up
+SERVER_START = 60.0  # seconds the server may take to answer /healthz before we give up
 MIGRATE = 60.0  # seconds the migration of a fresh database may take
 SERVER_SETTINGS = {
     "SECRET_KEY": "e2e-secret-key-0123456789abcdef-0123456789",

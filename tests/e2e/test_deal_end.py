@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 # Ana sits at seat 0; a Bulgarian table goes counterclockwise (labels.js).
 POSITIONS = {0: "bottom", 1: "right", 2: "top", 3: "left"}
-SLACK_MS = 300  # timer jitter allowed between one held trick and another
+SLACK = 1.5  # a loaded machine's timers stretch one held trick against another
 
 # Every full trick the page shows (four cards: a finished trick held on the table), as
 # it goes: its deal, its cards in play order, the card lit as the winner, the sweep, when
@@ -105,7 +105,7 @@ def test_the_last_trick_of_a_deal_goes_to_its_winner(open_page: OpenPage, rest: 
     # It holds the next deal's turn no longer than the deal's other tricks.
     others = [t["end"] - t["start"] for t in held if t is not trick and t["end"] is not None]
     assert others, held
-    assert trick["end"] - trick["start"] <= max(others) + SLACK_MS, (trick, others)
+    assert trick["end"] - trick["start"] <= max(others) * SLACK, (trick, others)
     # Before the new deal's first trick, "last trick" shows that one, with its winner.
     page.get_by_test_id("last-trick").click()
     dialog = page.locator("#last-trick")

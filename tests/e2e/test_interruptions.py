@@ -90,5 +90,6 @@ def test_a_refused_token_asks_for_a_name_again_without_a_banner(page: Page) -> N
     page.reload()  # the socket refuses the token (4003)
     expect(page.locator("#guest-name")).to_be_visible()
     expect(page.locator("#conn-banner")).to_be_hidden()
-    expect(page.locator("#me")).to_have_text("")
+    expect(page.locator("[data-testid=account-toggle]")).to_be_hidden()  # the header names nobody
+    expect(page.locator("[data-testid=nav-login]")).to_be_visible()
     assert page.evaluate("localStorage.getItem('belote.guest')") is None

@@ -4,18 +4,27 @@ are the table creator's alone."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import OpenPage
-from tests.e2e.harness import DESKTOP, PHONE
+from tests.e2e.harness import DESKTOP, PHONE, Server, serve
 from tests.e2e.ui import Frames, create_table, fill_bots, sign_in, start, take_seat
 
 pytestmark = pytest.mark.e2e
 
 SIZES = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Bots at a person's pace: the cover bot and its three fellows would otherwise play
+    the whole match in a blink, and a busy machine's page lag far behind the flood."""
+    with serve(tmp_path_factory.mktemp("presence"), BOT_DELAY="0.3") as running:
+        yield running
 MY_SEAT_AUTOPLAY = """() => {
   const table = document.querySelector('#table');
   return !!table && table.dataset.status === 'playing'

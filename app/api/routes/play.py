@@ -11,10 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ai import Level
 from engine.options import Variant
 
+from ...accounts.service import Caller
 from ...matchmaking import Entry, Matchmaker
 from ...models import TablePublic
 from ...tables import TableError
-from ..deps import PlayerDep
+from ..deps import CallerDep, PlayerDep
 from ..errors import error_responses
 
 router = APIRouter(tags=["play now"], responses=error_responses({
@@ -37,6 +38,7 @@ class QuickPlay(BaseModel):
     model_config = ConfigDict(extra="forbid")
     variant: Variant = Variant.BULGARIAN
     level: Level = Field(default=Level.NORMAL, description="The three bots' level.")
+    rated: bool = Field(default=False, description="A rated match (accounts only).")
 
 
 class QueueJoin(BaseModel):
@@ -45,6 +47,8 @@ class QueueJoin(BaseModel):
     wait_seconds: float = Field(
         default=DEFAULT_WAIT, ge=0, le=MAX_WAIT,
         description="How long to wait for other people before bots fill the empty seats.")
+    rated: bool = Field(default=False, description="Wait for rated players only, for a "
+                        "rated match (accounts only).")
 
 
 class QueueStatus(BaseModel):
@@ -52,6 +56,7 @@ class QueueStatus(BaseModel):
 
     status: Literal["waiting", "seated", "failed", "left"]
     variant: str | None = None
+    rated: bool | None = Field(default=None, description="Waiting: for a rated match.")
     since: float | None = Field(default=None, description="Waiting: when it began (epoch s).")
     deadline: float | None = Field(
         default=None, description="Waiting: when bots fill the empty seats (epoch s).")
@@ -66,26 +71,41 @@ class QueueStatus(BaseModel):
     message: str | None = None
 
 
+RATED_ERRORS = error_responses({403: "A rated match for a guest (`account_required`)"})
+
+
 @router.post("/quickplay", status_code=status.HTTP_201_CREATED, responses=error_responses({
-    429: "Too many tables: on the server, or open ones of the player or address"}))
-async def quickplay(body: QuickPlay, player: PlayerDep, matchmaker: MatchmakerDep,
+    429: "Too many tables: on the server, or open ones of the player or address"}
+    ) | RATED_ERRORS)
+async def quickplay(body: QuickPlay, caller: CallerDep, matchmaker: MatchmakerDep,
                     request: Request) -> TablePublic:
     """A table started at once: the caller in seat 0, three bots of ``level``.  The same
     limits as `POST /api/tables`."""
     address = request.client.host if request.client else None
-    table = await matchmaker.quickplay(player, body.variant, body.level, address)
+    check_rated(body.rated, caller)
+    table = await matchmaker.quickplay(caller.player, body.variant, body.level, address,
+                                       body.rated)
     return table.info()
 
 
-@router.post("/queue", response_model_exclude_none=True)
-async def join_queue(body: QueueJoin, player: PlayerDep, matchmaker: MatchmakerDep,
+def check_rated(rated: bool, caller: Caller) -> None:
+    """A rated match is for accounts: a guest is refused before anything is made."""
+    if rated and caller.kind != "account":
+        raise TableError("account_required", "rated matches are for accounts: sign up or "
+                         "log in", 403)
+
+
+@router.post("/queue", response_model_exclude_none=True, responses=RATED_ERRORS)
+async def join_queue(body: QueueJoin, caller: CallerDep, matchmaker: MatchmakerDep,
                      request: Request) -> QueueStatus:
     """Wait for other people who want a game of ``variant``: four of them are seated
     together at once; when the caller's ``wait_seconds`` are over, bots fill the empty
     seats.  Poll `GET /api/queue` (at least every 15 s: it keeps the place) to learn the
     table.  Asking again for the same variant keeps the place; another variant moves."""
     address = request.client.host if request.client else None
-    entry = await matchmaker.join(player, body.variant, body.wait_seconds, address)
+    check_rated(body.rated, caller)
+    entry = await matchmaker.join(caller.player, body.variant, body.wait_seconds, address,
+                                  body.rated)
     return await _status(matchmaker, entry)
 
 
@@ -115,6 +135,7 @@ async def _status(matchmaker: Matchmaker, entry: Entry) -> QueueStatus:
         return QueueStatus(status="failed", code=entry.code, message=entry.message)
     # Waiting, or popped and being seated this moment: the player still waits.
     now = matchmaker.clock.time()
-    return QueueStatus(status="waiting", variant=entry.variant, since=entry.since,
-                       deadline=entry.deadline, waited=max(0.0, now - entry.since),
-                       players=max(1, await matchmaker.queue.waiting(entry.variant)))
+    return QueueStatus(status="waiting", variant=entry.variant, rated=entry.rated,
+                       since=entry.since, deadline=entry.deadline,
+                       waited=max(0.0, now - entry.since),
+                       players=max(1, await matchmaker.queue.waiting(entry.line)))

@@ -20,8 +20,17 @@ from ...tables import (
     TableError,
 )
 from ...vocabulary import TableStatus
-from ..deps import ClusterDep, LobbyDep, PlayerDep, SeatPath, SettingsDep, TableDep
+from ..deps import (
+    CallerDep,
+    ClusterDep,
+    LobbyDep,
+    PlayerDep,
+    SeatPath,
+    SettingsDep,
+    TableDep,
+)
 from ..errors import error_responses
+from .play import check_rated
 
 _errors = error_responses({
     401: "Missing or invalid token",
@@ -55,17 +64,21 @@ async def list_tables(
 
 @router.post("", status_code=status.HTTP_201_CREATED,
              responses=error_responses({
-                 422: "A value the route does not take, or an unknown flag or value "
-                      "(`bad_options`)",
+                 403: "A rated table for a guest (`account_required`)",
+                 422: "A value the route does not take, an unknown flag or value "
+                      "(`bad_options`), or a rated table made private (`rated_private`)",
                  429: "Too many tables: on the server, or open ones of the player or address",
                  503: "Shutting down, or (a cluster) Redis out of reach"}))
 async def create_table(
-    body: TableCreate, player: PlayerDep, lobby: LobbyDep, settings: SettingsDep,
+    body: TableCreate, caller: CallerDep, lobby: LobbyDep, settings: SettingsDep,
     cluster: ClusterDep, request: Request,
 ) -> TablePublic:
     """Open a table; the creator may then sit, add bots and start it.  A player, and a
     client address, may hold only so many open tables (429, with Retry-After when one
-    of theirs is waiting and will expire)."""
+    of theirs is waiting and will expire).  A rated table is an account's, and public."""
+    if body.rated and body.private:
+        raise TableError("rated_private", "a rated table cannot be private", 422)
+    check_rated(body.rated, caller)
     try:
         options = Options.make(body.variant, **body.options)
     except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
@@ -77,8 +90,9 @@ async def create_table(
         private=body.private,
         timeout_forfeits=body.timeout_forfeits,
         spectator_chat=body.spectator_chat,
+        rated=body.rated,
     )
-    table = lobby.create(player, config, request.client.host if request.client else None)
+    table = lobby.create(caller.player, config, request.client.host if request.client else None)
     if cluster is not None:  # the other nodes must find it before its creator's socket
         await cluster.own(table)
     return table.info()

@@ -1,5 +1,6 @@
-// The match page's score chart: both teams' running totals over the deals as an inline SVG
-// line chart with the target line, drawn by hand so the client needs no chart library.
+// Line charts drawn by hand as inline SVG, so the client needs no chart library: the match
+// page's score chart (both teams' running totals over the deals, with the target line) and
+// a profile's rating history.
 
 const NS = "http://www.w3.org/2000/svg";
 const PAD = { left: 50, right: 14, top: 18, bottom: 44 };
@@ -16,6 +17,36 @@ function gridStep(max) {
   const rough = max / 5;
   const magnitude = 10 ** Math.floor(Math.log10(rough));
   return [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= rough);
+}
+
+/** The chart's <svg> with its title, description, gridlines from `yMin` to `yMax` every
+ *  `step`, the points' numbers along the bottom (from point `first` on, numbered from 1)
+ *  and both axes' names. */
+function chartFrame({ id, width, height, labels, className, yMin, yMax, step, count, x, y, first = 1 }) {
+  const plotW = width - PAD.left - PAD.right, plotH = height - PAD.top - PAD.bottom;
+  const root = svg("svg", {
+    id, viewBox: `0 0 ${width} ${height}`, role: "img", class: className,
+    "aria-labelledby": `${id}-title ${id}-desc`, preserveAspectRatio: "xMidYMid meet",
+  });
+  root.append(svg("title", { id: `${id}-title` }, labels.title),
+              svg("desc", { id: `${id}-desc` }, labels.desc));
+  const grid = svg("g", { class: "chart-grid" });
+  for (let v = yMin; v <= yMax; v += step) {
+    grid.append(svg("line", { x1: PAD.left, x2: width - PAD.right, y1: y(v), y2: y(v) }),
+                svg("text", { x: PAD.left - 8, y: y(v) + 4, "text-anchor": "end" }, v));
+  }
+  const every = Math.ceil((count - 1) / Math.floor(plotW / 40)) || 1; // no crowding
+  for (let i = first; i < count; i += every) {
+    grid.append(svg("text", { x: x(i), y: height - PAD.bottom + 18, "text-anchor": "middle" }, i - first + 1));
+  }
+  grid.append(
+    svg("text", { class: "chart-axis", x: PAD.left + plotW / 2, y: height - 6,
+                  "text-anchor": "middle" }, labels.x),
+    svg("text", { class: "chart-axis", x: 14, y: PAD.top + plotH / 2, "text-anchor": "middle",
+                  transform: `rotate(-90 14 ${PAD.top + plotH / 2})` }, labels.y),
+  );
+  root.append(grid);
+  return root;
 }
 
 /**
@@ -35,29 +66,8 @@ export function scoreChart({ totals, targets, labels, id = "score-chart", width 
   const x = (i) => PAD.left + (points.length > 1 ? (i / (points.length - 1)) * plotW : 0);
   const y = (v) => PAD.top + plotH - (v / yMax) * plotH;
 
-  const root = svg("svg", {
-    id, viewBox: `0 0 ${width} ${height}`, role: "img", class: "score-chart",
-    "aria-labelledby": `${id}-title ${id}-desc`, preserveAspectRatio: "xMidYMid meet",
-  });
-  root.append(svg("title", { id: `${id}-title` }, labels.title),
-              svg("desc", { id: `${id}-desc` }, labels.desc));
-
-  const grid = svg("g", { class: "chart-grid" });
-  for (let v = 0; v <= yMax; v += step) {
-    grid.append(svg("line", { x1: PAD.left, x2: width - PAD.right, y1: y(v), y2: y(v) }),
-                svg("text", { x: PAD.left - 8, y: y(v) + 4, "text-anchor": "end" }, v));
-  }
-  const every = Math.ceil((points.length - 1) / Math.floor(plotW / 40)) || 1; // no crowding
-  for (let i = 1; i < points.length; i += every) {
-    grid.append(svg("text", { x: x(i), y: height - PAD.bottom + 18, "text-anchor": "middle" }, i));
-  }
-  grid.append(
-    svg("text", { class: "chart-axis", x: PAD.left + plotW / 2, y: height - 6,
-                  "text-anchor": "middle" }, labels.x),
-    svg("text", { class: "chart-axis", x: 14, y: PAD.top + plotH / 2, "text-anchor": "middle",
-                  transform: `rotate(-90 14 ${PAD.top + plotH / 2})` }, labels.y),
-  );
-  root.append(grid);
+  const root = chartFrame({ id, width, height, labels, className: "score-chart", yMin: 0, yMax, step,
+    count: points.length, x, y });
 
   // The target in force during deal i is targets[i - 1]: a flat step per deal, a rise
   // drawn where the deal that raised it ends; a single deal's chart still spans the width.
@@ -82,5 +92,30 @@ export function scoreChart({ totals, targets, labels, id = "score-chart", width 
     });
     root.append(series);
   }
+  return root;
+}
+
+/**
+ * A rating's history: `values` (the rating after each rated match, oldest first) as one
+ * line, each point titled by `pointLabel(i)`. `labels` as for scoreChart, without teams or
+ * target.
+ */
+export function ratingChart({ values, labels, pointLabel, id = "rating-chart", width = 640, height = 260 }) {
+  const low = Math.min(...values), high = Math.max(...values);
+  const step = gridStep(Math.max(high - low, 50) * 1.2);
+  const yMin = Math.floor(low / step) * step, yMax = Math.max(Math.ceil(high / step) * step, yMin + step);
+  const plotW = width - PAD.left - PAD.right, plotH = height - PAD.top - PAD.bottom;
+  const x = (i) => PAD.left + (values.length > 1 ? (i / (values.length - 1)) * plotW : plotW / 2);
+  const y = (v) => PAD.top + plotH - ((v - yMin) / (yMax - yMin)) * plotH;
+  const root = chartFrame({ id, width, height, labels, className: "score-chart rating-chart", yMin, yMax, step,
+    count: values.length, x, y, first: 0 });
+  const series = svg("g", { class: "chart-team chart-rating" });
+  series.append(svg("polyline", { points: values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") }));
+  values.forEach((v, i) => {
+    const dot = svg("circle", { cx: x(i), cy: y(v), r: 3.5 });
+    dot.append(svg("title", {}, pointLabel(i)));
+    series.append(dot);
+  });
+  root.append(series);
   return root;
 }

@@ -54,3 +54,25 @@ export function storedFlag(key, fallback) {
 export function storeFlag(key, value) {
   localStorage.setItem(key, value ? "1" : "0");
 }
+
+/** A menu that `toggle` opens and closes (`aria-expanded`, the class `open` on `menu`); a
+ *  press elsewhere or Escape closes it, and a click on one of its links or buttons. */
+export function popupMenu(toggle, menu) {
+  const show = (open) => {
+    menu.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  };
+  toggle.addEventListener("click", () => show(!menu.classList.contains("open")));
+  menu.addEventListener("click", (event) => {
+    if (event.target.closest("a, button")) show(false);
+  });
+  document.addEventListener("pointerdown", (event) => {
+    if (!menu.contains(event.target) && !toggle.contains(event.target)) show(false);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && menu.classList.contains("open")) {
+      show(false);
+      toggle.focus();
+    }
+  });
+}

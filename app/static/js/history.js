@@ -1,13 +1,17 @@
 // History pages: the player's matches and stats (#/history), one match's deals with the
 // score chart (#/match/<id>); the replay viewer (#/replay/<id>) lives in replay.js.
 
+import { analysisPanel } from "./analysis.js";
 import { h, fill } from "./dom.js";
 import { scoreChart } from "./chart.js";
 import { houseRulesLine } from "./house-rules.js";
 import {
   contractMark, outcomeMark, pastPlayerName, pastSeat, playerName, seatedTeam, teamLabeller,
 } from "./labels.js";
-import { currentGuest, dateText, errorBox, splitRouteId } from "./replay.js";
+import { profileLink } from "./rating.js";
+import {
+  currentGuest, dateText, decisionRoute, errorBox, pagedList, splitRouteId,
+} from "./replay.js";
 
 export { renderReplay } from "./replay.js";
 
@@ -48,27 +52,15 @@ export function renderHistory(root, ctx) {
   }
   page.append(stats, h("h2", {}, t("history.matches")), list, more);
   let gone = false;
-  let cursor = null;
-
-  const loadPage = async () => {
-    more.disabled = true;
+  pagedList(t, more, () => gone, async (cursor) => {
     const query = new URLSearchParams({ player: me.id, limit: String(PAGE_SIZE) });
     if (cursor) query.set("cursor", cursor);
-    try {
-      const result = await ctx.api("GET", `/api/matches?${query}`);
-      if (gone) return;
-      for (const match of result.items) list.append(matchRow(ctx, match, me));
-      if (!list.children.length) list.replaceWith(h("p.history-empty", {}, t("history.no_matches")));
-      cursor = result.next_cursor;
-      more.hidden = !cursor;
-    } catch (error) {
-      if (!gone) more.before(errorBox(t, error));
-    } finally {
-      more.disabled = false;
-    }
-  };
-  more.addEventListener("click", loadPage);
-  loadPage();
+    const result = await ctx.api("GET", `/api/matches?${query}`);
+    if (gone) return null;
+    for (const match of result.items) list.append(matchRow(ctx, match, me));
+    if (!list.children.length) list.replaceWith(h("p.history-empty", {}, t("history.no_matches")));
+    return result.next_cursor;
+  });
   Promise.resolve(ctx.api("GET", `/api/players/${encodeURIComponent(me.id)}/stats`)).then(
     (result) => { if (!gone) fill(stats, statsCards(t, result)); },
     (error) => {
@@ -79,7 +71,8 @@ export function renderHistory(root, ctx) {
   return () => { gone = true; };
 }
 
-function statsCards(t, stats) {
+/** A player's figures per variant (`GET /api/players/{id}/stats`), as cards. */
+export function statsCards(t, stats) {
   if (!stats.by_variant.length) return h("p.history-empty", {}, t("history.no_stats"));
   return stats.by_variant.map((v) => {
     const rate = v.matches ? Math.round((100 * v.wins) / v.matches) : 0;
@@ -96,7 +89,8 @@ function statsCards(t, stats) {
   });
 }
 
-function matchRow(ctx, match, me) {
+/** A match of a list, as the player `me` ({id}) played it: seats, score, standing. */
+export function matchRow(ctx, match, me) {
   const { t } = ctx;
   const team = seatedTeam(match.seats, me);
   const status = standing(match, team);
@@ -146,13 +140,28 @@ export function renderMatch(root, ctx, rawId) {
   const page = h("section#match.history-page", {}, loading(t));
   fill(root, page);
   let gone = false;
+  let analysis = null;
   const path = `/api/matches/${encodeURIComponent(id)}`;
   Promise.all([ctx.api("GET", path), ctx.api("GET", `${path}/replay`)]).then(
-    ([match, replay]) => { if (!gone) fill(page, matchPage(ctx, match, replay)); },
+    ([match, replay]) => {
+      if (gone) return;
+      fill(page, matchPage(ctx, match, replay));
+      if (match.finished_at && replay.deals.length) {
+        const me = currentGuest(ctx);
+        analysis = analysisPanel(ctx, match.id, {
+          nameOf: (seat) => pastPlayerName(match.seats, seat, me, replay.table_direction),
+          jumpTo: (decision) => decisionRoute(match.id, replay.deals, decision),
+        });
+        page.querySelector(".match-teams").after(analysis.element);
+      }
+    },
     (error) => {
       if (!gone) fill(page, h("a.history-back", { href: "#/history" }, t("history.back")), errorBox(t, error));
     });
-  return () => { gone = true; };
+  return () => {
+    gone = true;
+    if (analysis) analysis.close();
+  };
 }
 
 function matchPage(ctx, match, replay) {
@@ -185,7 +194,7 @@ function matchPage(ctx, match, replay) {
     h("div.match-teams", {},
       [0, 1].map((k) => h(`div.match-team.team-${k}`, {},
         h("span.team-label", {}, teamLabel(k)),
-        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, name(seat)))),
+        h("ul", {}, [k, k + 2].map((seat) => h("li", {}, profileLink(match.seats[seat].player_id, name(seat))))),
         h("span.team-total", {}, totals[k])))),
     h("section.chart-box", {},
       h("h2", {}, t("history.chart_title")),

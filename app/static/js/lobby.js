@@ -1,13 +1,14 @@
 // The lobby: your name, Play now (quickplay.js), open tables (refreshed), and the
 // create-table form.
 
-import { api, createGuest, guest } from "./api.js";
+import { api, createGuest, guest, isAccount } from "./api.js";
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { protocol } from "./protocol.js";
 import { houseRulesLine, variantSpecs } from "./house-rules.js";
 import { playNowCard, showQueue } from "./quickplay.js";
+import { profileLink, ratingMark } from "./rating.js";
 
 const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 
@@ -42,9 +43,24 @@ function clearDraft(prefix) {
   for (const key of [...draft.keys()]) if (key.startsWith(prefix)) draft.delete(key);
 }
 
-/** The name card: who you are, and a field to pick (or change) a name. */
+/** Log in, or create an account (which keeps a guest's history), beside the guest's name. */
+function accountLinks() {
+  return h("p.account-links", {},
+    h("a.btn.ghost", { href: "#/login", "data-testid": "card-login" }, t("account.log_in")),
+    h("a.btn.ghost", { href: "#/signup", "data-testid": "card-signup" },
+      t(guest() ? "account.keep_history" : "account.sign_up")));
+}
+
+/** The name card: who you are, and a field to pick (or change) a guest's name; an account
+ *  has its username for life, and its profile. */
 export function nameCard(ctx, { onSaved, prompt } = {}) {
   const me = guest();
+  if (me && me.account) {
+    return h("section.card.name-card", {},
+      h("h2", {}, t("account.signed_in")),
+      h("p.muted", {}, t("lobby.playing_as"), " ", h("strong", { "data-testid": "whoami" }, me.name)),
+      h("p", {}, profileLink(me.id, t("account.profile"), { "data-testid": "card-profile" })));
+  }
   const input = h("input#guest-name", {
     type: "text", maxlength: 32, autocomplete: "nickname", required: true,
     placeholder: t("lobby.name_placeholder"), value: me ? me.name : "",
@@ -70,6 +86,7 @@ export function nameCard(ctx, { onSaved, prompt } = {}) {
     h("div.row", {}, input,
       h("button.btn.primary", { type: "submit", "data-testid": "save-name" },
         me ? t("lobby.rename") : t("lobby.save_name"))),
+    accountLinks(),
   );
   keepDraft(form);
   restoreDraft(form);
@@ -105,6 +122,19 @@ function changedOptions(form, flags) {
   return options;
 }
 
+/** The create form's "Rated" box: accounts only (a hint says so to others); a rated table
+ *  is public, so it unticks and locks "Private". */
+function ratedControl() {
+  const box = h("input", { type: "checkbox", name: "rated", "data-testid": "rated", disabled: !isAccount(),
+    onchange: () => {
+      const privacy = box.form.elements.private;
+      privacy.disabled = box.checked;
+      if (box.checked) privacy.checked = false;
+    } });
+  return h("label.check.rated-check", {}, box, h("span", {}, t("rated.label")),
+    isAccount() ? null : h("a.rated-hint", { href: "#/login", "data-testid": "rated-hint" }, t("rated.accounts_only")));
+}
+
 function createForm(ctx) {
   const me = guest();
   const rules = h("div.flags");
@@ -124,6 +154,7 @@ function createForm(ctx) {
         h("span", {}, t("lobby.private"))),
       h("label.check", {}, h("input", { type: "checkbox", name: "spectator_chat", checked: true }),
         h("span", {}, t("chat.spectators_option")))),
+    ratedControl(),
     h("details.house-rules", {}, h("summary", {}, t("lobby.house_rules")), rules),
     h("button.btn.primary.big", { type: "submit", "data-testid": "create", disabled: !me },
       t("lobby.create")));
@@ -131,6 +162,7 @@ function createForm(ctx) {
   const keyOf = (el) => el.name && `create:${el.name.startsWith("opt-") ? `${variant.value}:` : ""}${el.name}`;
   keepDraft(form, keyOf);
   restoreDraft(form, keyOf);
+  if (form.elements.rated.checked) form.elements.private.disabled = true;
   let flags = {};
   const showRules = async () => {
     flags = (await variantSpecs())[variant.value];
@@ -149,6 +181,7 @@ function createForm(ctx) {
       private: data.private.checked,
       spectator_chat: data.spectator_chat.checked,
       options: changedOptions(form, flags),
+      ...(data.rated.checked ? { rated: true } : {}),
     };
     const button = form.querySelector("[data-testid=create]");
     if (button.disabled) return; // a request is in flight: a double click makes one table
@@ -166,14 +199,23 @@ function createForm(ctx) {
   return form;
 }
 
+/** The players seated at a lobby row's table with their ratings in its variant. */
+function seatedRatings(table) {
+  const rated = table.seats.filter((s) => s.kind === "human" && s.rating);
+  return rated.length ? h("span.row-ratings", {}, rated.map((s) => h("span.row-player", {}, s.name, " ",
+    ratingMark(s.rating)))) : null;
+}
+
 function tableRow(table) {
   const free = table.seats.filter((s) => s.kind === "empty").length;
   return h("li.table-row", { "data-testid": "table-row", "data-table-id": table.id },
     h("div.table-row-main", {},
       h("strong", {}, table.name),
       h("span.tag", {}, t(`variant.${table.variant}`)),
+      table.rated ? h("span.tag.rated-tag", { "data-testid": "rated-tag", title: t("rated.hint") }, t("rated.label")) : null,
       h("span.muted", {}, t("lobby.target", { target: table.options.target_score })),
-      houseRulesLine(table.variant, table.options)),
+      houseRulesLine(table.variant, table.options),
+      seatedRatings(table)),
     h("div.seat-dots", { title: t("lobby.free_seats", { count: free }) },
       table.seats.map((s) => h(`span.dot.${s.kind}`, { title: s.name || t(`seat.${s.kind}`) }))),
     h("span.muted.free", {}, t("lobby.free_seats", { count: free })),

@@ -1,8 +1,9 @@
 // The app: header, settings, language, connection banner, and the hash router.
 
+import { accountMenu, renderAccount } from "./account.js";
 import { GUEST_FORGOTTEN, api, forgetGuest, guest } from "./api.js";
 import * as cards from "./cards.js";
-import { h, fill, storedFlag, storeFlag } from "./dom.js";
+import { h, fill, popupMenu, storedFlag, storeFlag } from "./dom.js";
 import { LANGUAGES, language, onLanguageChange, preferredLanguage, setLanguage, t } from "./i18n.js";
 import { nameCard, renderLobby } from "./lobby.js";
 import { loadProtocol } from "./protocol.js";
@@ -16,6 +17,7 @@ const banner = document.getElementById("conn-banner");
 let cleanup = null;
 let onTable = false;
 let routeToken = 0; // bumped by each route(): an older one still awaiting must not draw
+let lastPage = "#/"; // the page before the log-in page: where a log-in or sign-up returns
 
 /** Show a language or settings change: a table redraws in place (its socket stays). */
 function refresh() {
@@ -31,6 +33,7 @@ const ctx = {
   },
   refreshHeader: () => header(),
   forgetGuest, // the header and the page follow through GUEST_FORGOTTEN
+  afterSignIn: () => ctx.navigate(lastPage),
   /** The banner shows a lost connection: not the first connect (the table says it is
    *  connecting), and a spinner only while the socket retries. */
   connection(status) {
@@ -51,9 +54,12 @@ function header() {
   document.querySelector("[data-testid=nav-lobby]").textContent = t("nav.lobby");
   document.querySelector("[data-testid=nav-history]").textContent = t("nav.history");
   document.querySelector("[data-testid=nav-rules]").textContent = t("help.rules");
+  const board = document.querySelector("[data-testid=nav-leaderboard]");
+  board.textContent = t("leaderboard.nav");
+  board.title = t("leaderboard.nav");
   document.querySelector(".brand-name").textContent = t("app.title");
-  const me = guest();
-  fill(document.getElementById("me"), me ? h("span.me-name", { title: t("lobby.playing_as") }, me.name) : null);
+  fill(document.getElementById("login-slot"), accountMenu(ctx,
+    document.querySelector("[data-testid=account-toggle]"), document.getElementById("account-menu")));
   const select = document.getElementById("lang");
   select.setAttribute("aria-label", t("settings.language"));
   const menu = document.querySelector("[data-testid=settings-toggle]");
@@ -69,12 +75,18 @@ function header() {
   document.querySelector(".api-link").textContent = t("nav.api");
 }
 
-async function history(kind, id, token) {
-  const module = await import("./history.js");
+/** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
+async function lazyPage(kind, id, token) {
+  const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
+    : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
-  const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay }[kind];
+  const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
+    leaderboard: module.renderLeaderboard, players: module.renderProfile }[kind];
   return render(app, ctx, id);
 }
+
+const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
+  leaderboard: "nav-leaderboard", players: "nav-leaderboard" };
 
 async function route() {
   const token = ++routeToken;
@@ -82,9 +94,9 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules)?\/?([^/]*)/) || [];
-  const section = kind === "rules" ? "nav-rules"
-    : (kind === "history" || kind === "match" || kind === "replay") ? "nav-history" : "nav-lobby";
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players)?\/?([^/]*)/) || [];
+  const section = SECTIONS[kind] || (kind === "login" || kind === "signup" ? null : "nav-lobby");
+  if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
     link.classList.toggle("active", link.dataset.testid === section);
   }
@@ -101,8 +113,10 @@ async function route() {
       }
     } else if (kind === "rules") {
       cleanup = renderRules(app, ctx, id);
-    } else if (kind === "history" || ((kind === "match" || kind === "replay") && id)) {
-      const done = (await history(kind === "history" ? "history" : kind, id, token)) || null;
+    } else if (kind === "login" || kind === "signup") {
+      cleanup = renderAccount(app, ctx, kind);
+    } else if (kind === "history" || kind === "leaderboard" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
+      const done = (await lazyPage(kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
     } else {
       cleanup = renderLobby(app, ctx);
@@ -122,28 +136,9 @@ function settingsToggles() {
   }
   document.querySelector("[data-testid=sounds]").addEventListener("change", (event) => setSounds(event.target.checked));
   document.getElementById("lang").addEventListener("change", (event) => setLanguage(event.target.value));
-  settingsMenu();
-}
-
-/** On a small screen the switches fold behind one labelled button: it opens them under
- *  the header; a press elsewhere or Escape closes them. */
-function settingsMenu() {
-  const toggle = document.querySelector("[data-testid=settings-toggle]");
-  const menu = document.getElementById("settings");
-  const show = (open) => {
-    menu.classList.toggle("open", open);
-    toggle.setAttribute("aria-expanded", String(open));
-  };
-  toggle.addEventListener("click", () => show(!menu.classList.contains("open")));
-  document.addEventListener("pointerdown", (event) => {
-    if (!menu.contains(event.target) && !toggle.contains(event.target)) show(false);
-  });
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && menu.classList.contains("open")) {
-      show(false);
-      toggle.focus();
-    }
-  });
+  // On a small screen the switches fold behind one labelled button, under the header.
+  popupMenu(document.querySelector("[data-testid=settings-toggle]"), document.getElementById("settings"));
+  popupMenu(document.querySelector("[data-testid=account-toggle]"), document.getElementById("account-menu"));
 }
 
 async function start() {
@@ -154,8 +149,15 @@ async function start() {
     refresh();
   });
   window.addEventListener("hashchange", route);
-  window.addEventListener(GUEST_FORGOTTEN, () => {
+  window.addEventListener(GUEST_FORGOTTEN, (event) => {
     header();
+    if (event.detail && event.detail.sessionEnded) { // logged out elsewhere, or a new password
+      toast({ code: "session_ended" });
+      if (location.hash !== "#/login") {
+        location.hash = "#/login"; // routes through hashchange
+        return;
+      }
+    }
     route();
   });
   await setLanguage(preferredLanguage()); // renders through onLanguageChange

@@ -3,12 +3,13 @@
 // The wait outlives a redraw of the lobby (a language change) and a reload: the queue is
 // on the server, and polling it is also what keeps the player's place there.
 
-import { api, guest } from "./api.js";
-import { h } from "./dom.js";
+import { api, guest, isAccount } from "./api.js";
+import { h, storedFlag, storeFlag } from "./dom.js";
 import { t } from "./i18n.js";
 import { protocol } from "./protocol.js";
 
 const VARIANT_KEY = "belote.playVariant";
+const RATED_KEY = "belote.playRated"; // an account's Rated switch, remembered
 const QUEUED_KEY = "belote.queued"; // this tab waits for players (sessionStorage)
 const FOUND_KEY = "belote.queueTable"; // the table the queue found for this tab
 const POLL_MS = 1000; // the server drops a player who has not asked for 15 s
@@ -107,6 +108,7 @@ function draw() {
   parts.wait.hidden = !waiting;
   parts.buttons.hidden = Boolean(waiting);
   parts.variant.disabled = Boolean(waiting); // the wait is for the variant it began with
+  parts.rated.disabled = Boolean(waiting) || !isAccount();
   if (!waiting) return;
   const elapsed = waiting.waited + (Date.now() - waiting.at) / 1000;
   const left = Math.ceil(waiting.wait - elapsed);
@@ -124,6 +126,11 @@ export function playNowCard(ctx) {
     protocol.variants.values.map((name) => h("option", { value: name, selected: name === storedVariant() },
       t(`variant.${name}`))));
   variant.addEventListener("change", () => localStorage.setItem(VARIANT_KEY, variant.value));
+  // Rated play is for accounts: a guest sees the switch off, with why.
+  const rated = h("input", { type: "checkbox", "data-testid": "quick-rated",
+    checked: isAccount() && storedFlag(RATED_KEY, false), disabled: !isAccount(),
+    onchange: () => storeFlag(RATED_KEY, rated.checked) });
+  const ratedBody = () => (rated.checked ? { rated: true } : {});
   const { values: levels, default: preset } = protocol.levels;
   const level = h("select", { name: "level", "data-testid": "quick-level" },
     levels.map((name) => h("option", { value: name, selected: name === preset }, t(`level.${name}`))));
@@ -140,12 +147,12 @@ export function playNowCard(ctx) {
     button.disabled = !guest();
   };
   const play = once(async () => {
-    const table = await api("POST", "/api/quickplay", { variant: variant.value, level: level.value });
+    const table = await api("POST", "/api/quickplay", { variant: variant.value, level: level.value, ...ratedBody() });
     ctx.navigate(`#/t/${table.id}`);
   });
-  const find = once(async () => follow(await api("POST", "/api/queue", { variant: variant.value })));
+  const find = once(async () => follow(await api("POST", "/api/queue", { variant: variant.value, ...ratedBody() })));
   const parts = {
-    variant,
+    variant, rated,
     buttons: h("div.quick-buttons", {},
       h("button.btn.primary.big", { type: "button", "data-testid": "play-now", disabled: !me, onclick: play },
         t("quick.play")),
@@ -166,6 +173,9 @@ export function playNowCard(ctx) {
     h("div.grid", {},
       h("label", {}, h("span", {}, t("lobby.variant")), variant),
       h("label", {}, h("span", {}, t("setup.bot_level")), level)),
+    h("label.check.rated-check", {}, rated, h("span", {}, t("rated.label")),
+      isAccount() ? h("span.muted.small", {}, t("rated.quick_hint"))
+        : h("a.rated-hint", { href: "#/login" }, t("rated.accounts_only"))),
     parts.buttons, parts.wait);
   panel.parts = parts;
   if (me && !waiting && sessionStorage.getItem(QUEUED_KEY)) resume();

@@ -1,6 +1,7 @@
 // The replay viewer (#/replay/<id>) and the helpers the history pages share. The server
 // works out every frame (GET /api/matches/{id}/replay); this module only steps through them.
 
+import { analysisPanel, evaluationBox, frameOf } from "./analysis.js";
 import { h, fill, storedFlag } from "./dom.js";
 import {
   callMark, cardLabel, comboName, contractLabel, contractMark, outcomeMark, pastPlayerName,
@@ -30,11 +31,41 @@ export function errorBox(t, error) {
   return h("p.history-error", { role: "alert" }, t(key));
 }
 
-/** `#/x/<id>?deal=3` hands the id and an optional 1-based deal number. */
+/** A list read a page at a time, with its "More" button: `load(cursor)` fetches a page,
+ *  shows it and answers the next page's cursor (null after the last); `gone()` says the
+ *  page was left (nothing is drawn then). The first page loads at once. */
+export function pagedList(t, more, gone, load) {
+  let cursor = null;
+  const next = async () => {
+    more.disabled = true;
+    try {
+      cursor = await load(cursor);
+      if (!gone()) more.hidden = !cursor;
+    } catch (error) {
+      if (!gone()) more.before(errorBox(t, error));
+    } finally {
+      more.disabled = false;
+    }
+  };
+  more.addEventListener("click", next);
+  next();
+}
+
+/** `#/x/<id>?deal=3&step=2` hands the id, an optional 1-based deal number and the step
+ *  (tricks shown) within it. */
 export function splitRouteId(raw) {
   const [id, query = ""] = String(raw).split("?");
-  const deal = Number(new URLSearchParams(query).get("deal"));
-  return { id, deal: Number.isInteger(deal) && deal > 0 ? deal - 1 : 0 };
+  const params = new URLSearchParams(query);
+  const deal = Number(params.get("deal"));
+  const step = Number(params.get("step"));
+  return { id, deal: Number.isInteger(deal) && deal > 0 ? deal - 1 : 0,
+           step: Number.isInteger(step) && step > 0 ? step : 0 };
+}
+
+/** The replay route that shows a decision of the match's analysis; `deals`: the replay's. */
+export function decisionRoute(id, deals, decision) {
+  const step = frameOf(deals[decision.deal], decision);
+  return `#/replay/${encodeURIComponent(id)}?deal=${decision.deal + 1}&step=${step}`;
 }
 
 // ---------------------------------------------------------------- frames
@@ -62,14 +93,15 @@ let kept = { route: null, deal: 0, step: 0 };
 
 export function renderReplay(root, ctx, rawId) {
   const { t } = ctx;
-  const { id, deal: routeDeal } = splitRouteId(rawId);
+  const { id, deal: routeDeal, step: routeStep } = splitRouteId(rawId);
   const resumed = kept.route === rawId;
   const firstDeal = resumed ? kept.deal : routeDeal;
   const view = h("section#replay.history-page.replay-page", { "aria-busy": "true" },
                  h("p.history-loading", {}, t("history.loading")));
   fill(root, view);
-  const state = { data: null, deal: firstDeal, step: resumed ? kept.step : 0 };
+  const state = { data: null, deal: firstDeal, step: resumed ? kept.step : routeStep };
   let gone = false;
+  let analysis = null; // the analysis panel, once the replay is loaded
 
   const go = (deal, step) => {
     const deals = state.data.deals;
@@ -112,7 +144,9 @@ export function renderReplay(root, ctx, rawId) {
     prev.disabled = state.deal === 0 && state.step === 0;
     next.disabled = state.deal === data.deals.length - 1 && frame.last;
     position.textContent = positionText(t, deal, state.step);
-    fill(body, table(ctx, data, deal, frame), side(ctx, data, deal, frame));
+    const review = analysis && analysis.review;
+    fill(body, table(ctx, data, deal, frame), side(ctx, data, deal, frame,
+      review ? evaluationBox(ctx, review, deal, state.step, (seat) => seatName(ctx, data, seat)) : null));
   }
 
   function start(data) {
@@ -121,10 +155,15 @@ export function renderReplay(root, ctx, rawId) {
       return;
     }
     fill(select, dealOptions(ctx, data));
+    analysis = analysisPanel(ctx, id, {
+      nameOf: (seat) => seatName(ctx, data, seat),
+      jumpTo: (decision) => decisionRoute(id, data.deals, decision),
+      onDone: () => { if (!gone) draw(); },
+    });
     fill(view,
       h("div.replay-bar", {}, back, h("h1", {}, t("replay.title")), select,
         h("div.replay-steps", {}, prev, position, next)),
-      body);
+      body, analysis.element);
     draw();
   }
 
@@ -144,6 +183,7 @@ export function renderReplay(root, ctx, rawId) {
   document.addEventListener("keydown", onKey);
   return () => {
     gone = true;
+    if (analysis) analysis.close();
     document.removeEventListener("keydown", onKey);
   };
 }
@@ -228,7 +268,7 @@ function trickArea(ctx, data, deal, frame) {
   return area;
 }
 
-function side(ctx, data, deal, frame) {
+function side(ctx, data, deal, frame, evaluation) {
   const { t } = ctx;
   const result = deal.result;
   const name = (seat) => seatName(ctx, data, seat);
@@ -242,6 +282,7 @@ function side(ctx, data, deal, frame) {
         : h("p", {}, t("replay.all_passed")),
       h("p.replay-dealer", {}, t("replay.dealt_by", { name: name(deal.dealer) })),
       h("p.replay-score", {}, t("replay.score_before", { team0: before[0], team1: before[1] }))),
+    evaluation,
     auctionBox(ctx, data, deal),
   ];
   if (deal.announcements.length || deal.belots.length) {

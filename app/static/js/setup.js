@@ -1,12 +1,13 @@
 // Before the start: take a seat, bots in empty seats, the shareable link, start.
 
-import { api, guest } from "./api.js";
+import { api, guest, isAccount } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { houseRulesLine } from "./house-rules.js";
 import { seatName } from "./labels.js";
 import { protocol } from "./protocol.js";
 import { foundByQueue } from "./quickplay.js";
+import { ratingMark } from "./rating.js";
 
 // The bot level last picked: the panel is drawn anew with every change of the table, and
 // a level chosen for the empty seats must not fall back to the default meanwhile.
@@ -38,7 +39,9 @@ export function setupPanel(frame, act, busy = false) {
     const level = levelSelect("bot-level");
     const controls = [];
     if (held.kind === "empty") {
-      if (mine === null || mine === undefined) {
+      if ((mine === null || mine === undefined) && table.rated && !isAccount()) { // accounts only
+        controls.push(h("a.btn", { href: "#/login", "data-testid": "sit-log-in" }, t("rated.accounts_only")));
+      } else if (mine === null || mine === undefined) {
         controls.push(h("button.btn.primary", { type: "button", "data-testid": "sit", disabled: busy,
           onclick: () => act(() => api("PUT", `/api/tables/${id}/seats/${seat}`)) }, t("setup.sit")));
       }
@@ -57,7 +60,9 @@ export function setupPanel(frame, act, busy = false) {
     return h(`li.slot.${held.kind}${seat === mine ? ".mine" : ""}`, { "data-seat-slot": seat },
       h("span.slot-team", {}, t(seat % 2 ? "setup.team_b" : "setup.team_a")),
       h("span.slot-name", {}, held.kind === "empty" ? t("seat.empty") : seatName(table, seat),
-        seat === mine ? h("span.you", {}, ` (${t("setup.you")})`) : null),
+        seat === mine ? h("span.you", {}, ` (${t("setup.you")})`) : null,
+        held.kind === "human" && !held.account ? h("span.muted.guest-mark", {}, ` · ${t("account.guest")}`) : null,
+        ratingMark(held.rating, "span.rating.slot-rating")),
       h("span.slot-controls", {}, controls));
   };
   const fillLevel = levelSelect("fill-level");
@@ -78,6 +83,7 @@ export function setupPanel(frame, act, busy = false) {
     h("h2", {}, t(starting ? "quick.found" : "setup.title")),
     h("p.muted", {}, t(starting ? "quick.starts_soon" : creator ? "setup.hint" : "setup.hint_guest")),
     houseRulesLine(table.variant, table.options),
+    table.rated ? h("p.rated-note", {}, h("span.tag.rated-tag", {}, t("rated.label")), " ", t("rated.hint")) : null,
     h("ol.slots", {}, [0, 1, 2, 3].map(slot)),
     creator && !starting ? h("div.row.fill", {},
       h("label.fill-level", {}, h("span", {}, t("setup.bot_level")), fillLevel),

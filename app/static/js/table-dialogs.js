@@ -3,6 +3,8 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
+import { keepHistoryOffer } from "./account.js";
+import { profileLink, ratingChange, ratingMark } from "./rating.js";
 import {
   contractLabel, declarationLabel, multiplierLabel, myTeam, seatName, seatPositions, teamLabels,
   teamName, watching,
@@ -149,7 +151,17 @@ export function lastTrickContent(frame, onClose, settings) {
   ];
 }
 
-/** The end of the match: the winner, the final score, a rematch. */
+/** Each rated player's change: name, new rating, "+12". */
+function ratingsList(frame, changes) {
+  return h("ul.rating-changes", { "data-testid": "rating-changes", "aria-label": t("rating.changes") },
+    changes.map((change) => h("li", { "data-seat": change.seat },
+      profileLink(change.player, seatName(frame.table, change.seat)),
+      ratingMark(change.after), ratingChange(change.before, change.after))));
+}
+
+/** The end of the match: the winner, the final score, the ratings' changes (which the
+ *  table carries once a rated match is rated: `rating_changes`, as the `ratings` event
+ *  says them), a rematch. */
 export function matchOver(frame, { busy, onRematch, onScores, summary }) {
   const table = frame.table;
   const winner = table.winner;
@@ -165,6 +177,8 @@ export function matchOver(frame, { busy, onRematch, onScores, summary }) {
     h("p.final", {}, h("span", {}, `${mine} ${totals[us]}`), " — ",
       h("span", {}, `${theirs} ${totals[1 - us]}`)),
     table.forfeit ? h("p.muted", {}, t("over.forfeit", { name: seatName(table, table.forfeit.seat) })) : null,
+    table.rating_changes ? ratingsList(frame, table.rating_changes) : null,
+    seated ? keepHistoryOffer(table.id) : null,
     h("div.row.center", {},
       seated ? h("button.btn.primary.big", { type: "button", "data-testid": "rematch", disabled: busy, onclick: onRematch },
         table.rematch ? t("over.join_rematch") : t("over.rematch")) : null,

@@ -10,6 +10,7 @@ import {
 } from "./labels.js";
 import { lastTrick } from "./table-dialogs.js";
 import { plateTimeout, turnNotes } from "./turn-timer.js";
+import { ratingChange, ratingMark } from "./rating.js";
 
 const RING = 2 * Math.PI * 27;
 
@@ -56,7 +57,8 @@ function botIcon() {
     + '<rect x="1.5" y="10" width="2.5" height="5" rx="1" fill="currentColor"/><rect x="20" y="10" width="2.5" height="5" rx="1" fill="currentColor"/>');
 }
 
-function plate(frame, seat, position, clockOffset, timedOut) {
+/** A seat's plate; `change`: its rating's change at the match's end, if it had one. */
+function plate(frame, seat, position, clockOffset, timedOut, change) {
   const { table, view } = frame;
   const held = table.seats[seat];
   const team = seat % 2 === myTeam(frame) ? "us" : "them";
@@ -81,6 +83,8 @@ function plate(frame, seat, position, clockOffset, timedOut) {
       h("div.plate-name", {}, seatName(table, seat)),
       h("div.plate-tags", {},
         held.kind === "bot" ? h("span.bot-badge", { "data-level": held.level }, t(`level.${held.level}`)) : null,
+        ratingMark(held.rating, `span.rating.plate-rating${held.kind === "bot" ? ".bot-rating" : ""}`),
+        change ? ratingChange(change.before, change.after) : null,
         away ? h("span.away", {}, held.autoplay ? t("seat.autoplay") : t("seat.away")) : null,
         view && view.dealer === seat ? h("span.dealer-chip", { title: t("table.dealer") }, t("table.dealer_short")) : null,
         view && view.declarer === seat && view.contract ? h("span.taker", {}, contractLabel(view.contract)) : null,
@@ -241,6 +245,7 @@ export function board(frame, ui) {
       matchScore(frame),
       h("div.table-title", {}, h("strong", {}, frame.table.name),
         h("span.muted", {}, ` · ${t(`variant.${frame.table.variant}`)}`),
+        frame.table.rated ? h("span.muted.rated-title", { title: t("rated.hint") }, ` · ${t("rated.label")}`) : null,
         frame.view ? h("span.muted", {}, ` · ${t("table.deal_n", { n: frame.view.deal + 1 })}`) : null),
       h("div.topbar-right", {}, contractBadge(frame.view),
         h("button.btn.ghost", { type: "button", "data-testid": "last-trick", onclick: ui.onLastTrick,
@@ -250,7 +255,8 @@ export function board(frame, ui) {
         h("button.btn.ghost", { type: "button", "data-testid": "open-rules", onclick: ui.onRules },
           t("help.rules")),
         ui.chatButton)),
-    seats.map((s) => plate(frame, s, positions[s], ui.clockOffset, ui.timedOut.has(s))),
+    seats.map((s) => plate(frame, s, positions[s], ui.clockOffset, ui.timedOut.has(s),
+      (frame.table.rating_changes || []).find((change) => change.seat === s))),
     seats.filter((s) => s !== frame.seat).map((s) => backs(frame.view, s, positions[s])),
     trickArea(frame, ui, positions),
     ui.center,

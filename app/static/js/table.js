@@ -85,8 +85,10 @@ export function renderTable(root, ctx, tableId) {
     },
     onClosed: (code) => {
       const close = protocol.close_codes;
-      if (code === close.BAD_TOKEN) { // a refused token: the page asks for a name again, no banner
-        ctx.forgetGuest();
+      if (code === close.BAD_TOKEN || code === close.SESSION_ENDED) {
+        // A refused token: the page asks for a name again, no banner; an ended session
+        // (logged out elsewhere): the log-in page says so. Neither reconnects.
+        ctx.forgetGuest(code === close.SESSION_ENDED);
         return;
       }
       if (code === close.NO_TABLE) fill(felt, h("div.panel.gone", {}, h("h2", {}, t("table.gone")), h("a.btn.primary", { href: "#/" }, t("nav.lobby"))));

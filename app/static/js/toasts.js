@@ -19,7 +19,7 @@ export function errorText(code, message) {
 
 /** The reasons the client can tell for a request's refused values (a name kept for
  * bots...), each once; none when it knows none of their codes. */
-function fieldReasons(fields) {
+export function fieldReasons(fields) {
   return [...new Set((fields || []).map((field) => translated(field.code)).filter(Boolean))];
 }
 
@@ -27,9 +27,17 @@ function fieldReasons(fields) {
 export function toast(error) {
   const code = (error && error.code) || "unknown";
   const reasons = fieldReasons(error && error.fields);
+  show(h("div.toast", { "data-code": code, role: "status" },
+    reasons.length ? reasons.join(" ") : errorText(code, error && error.message)));
+}
+
+/** A short notice that is not an error ("Password changed"). */
+export function notify(text) {
+  show(h("div.toast.info", { role: "status" }, text));
+}
+
+function show(item) {
   const box = document.getElementById("toasts");
-  const item = h("div.toast", { "data-code": code, role: "status" },
-    reasons.length ? reasons.join(" ") : errorText(code, error && error.message));
   box.append(item);
   setTimeout(() => item.classList.add("leaving"), SHOWN_MS - 400);
   setTimeout(() => item.remove(), SHOWN_MS);

@@ -1,0 +1,452 @@
+"""The review of a finished match: what each bid, announcement, belot and card cost.
+
+Every decision of every seat is judged twice (docs/analysis.md):
+
+1. *Informed*, from that seat's :class:`~engine.observation.Observation` alone: the hard
+   bot's inference (:func:`ai.inference.infer`) and sampling of the hidden hands, each
+   sampled deal solved exactly (:class:`ai.solver.Solver`) and scored like the deal
+   really is (:class:`ai.hard.Scorer`: contract made or failed, rounding, doubling,
+   declarations, belots, valat, the hanging pool).  A bid is valued by finishing the
+   auction in each sampled deal with the hard bot's own calls and solving the contract
+   that results.  Each legal choice gets the mean over the samples; its loss is the best
+   choice's value minus the one played.
+2. *In hindsight* (cards only): the same solver and scoring on the true hands.
+
+Values are the deal's score lead of the acting seat's team (its score minus the other
+team's), in card points (bulgarian scores in tens: times ten), as the hard bot and the
+arena count.  Forced moves (one legal choice) are not decisions and are not listed.
+
+Pure: no I/O, deterministic for a seed (each decision draws from its own generator).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.actions import (
+    ANNOUNCE,
+    BELOT,
+    Action,
+    action_name,
+    is_announce,
+    is_call,
+)
+from engine.cards import FULL_DECK, NO_TRUMPS, Card, Mask, card_name, cards_of, parse_card
+from engine.deal import Deal, Phase
+from engine.declarations import COMBOS, decompositions, resolve
+from engine.match import Match
+from engine.observation import Observation
+from engine.options import Options
+from engine.record import read_action, read_options, replay
+from engine.scoring import Tally, card_total
+
+from .bidding import hard_call
+from .hard import Scorer, deal_lead, pairs_held
+from .inference import infer, sample, weighted_pick
+from .solver import Solver, split
+
+Grade = Literal["good", "inaccuracy", "mistake", "blunder"]
+Kind = Literal["bid", "announce", "belot", "card"]
+
+DEFAULT_SAMPLES = 4
+# Loss thresholds (inaccuracy, mistake, blunder; card points of the deal's score lead),
+# from the distributions measured on bot matches (docs/analysis.md): at or above each,
+# the decision gets the grade.  A call is judged over whole deals still to be dealt and
+# played, so its values spread far wider than a card's: its thresholds are wider too.
+THRESHOLDS: dict[str, tuple[float, float, float]] = {
+    "card": (10.0, 30.0, 80.0),
+    "belot": (10.0, 30.0, 80.0),
+    "announce": (10.0, 30.0, 80.0),
+    "bid": (40.0, 100.0, 200.0),
+}
+NO_ANNOUNCEMENT = "no announcement"  # the choice of not announcing (any more)
+MOST_BIDS = 8  # bid choices listed: the best ones, and the one played
+COSTLIEST = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    action: str
+    value: float
+    hindsight: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    deal: int
+    step: int
+    seat: int
+    kind: Kind
+    played: str
+    best: str
+    loss: float
+    grade: Grade
+    hindsight_best: str | None
+    hindsight_loss: float | None
+    choices: tuple[Choice, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSummary:
+    seat: int
+    decisions: int
+    mean_loss: float
+    counts: dict[str, int]
+    costliest: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReview:
+    seed: int
+    samples: int
+    decisions: tuple[Decision, ...]
+    seats: tuple[SeatSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Moment:
+    """A decision to judge, captured while replaying: what the seat saw, the truth."""
+
+    deal: int
+    step: int
+    kind: Kind
+    obs: Observation
+    action: Action  # the engine action taken (for announce: a card means none)
+    hands: tuple[Mask, Mask, Mask, Mask]  # the true hands
+
+
+def grade_of(kind: str, loss: float) -> Grade:
+    """The class of a loss (thresholds justified in docs/analysis.md)."""
+    inaccuracy, mistake, blunder = THRESHOLDS[kind]
+    if loss >= blunder:
+        return "blunder"
+    if loss >= mistake:
+        return "mistake"
+    if loss >= inaccuracy:
+        return "inaccuracy"
+    return "good"
+
+
+def review(record: Mapping[str, Any], *, seed: int = 0, samples: int = DEFAULT_SAMPLES,
+           progress: Callable[[int, int], None] | None = None) -> MatchReview:
+    """Judge every decision of a (finished or partial) match record; RecordError if the
+    record is not valid.  ``progress(done, total)`` after each decision."""
+    if samples < 1:
+        raise ValueError("samples must be at least 1")
+    moments = _moments(record)
+    judge = _Judge(read_options(record), seed, samples)
+    decisions = []
+    for done, moment in enumerate(moments, 1):
+        decisions.append(judge.decision(moment))
+        if progress is not None:
+            progress(done, len(moments))
+    return MatchReview(seed, samples, tuple(decisions),
+                       tuple(_summary(seat, decisions) for seat in range(4)))
+
+
+def _moments(record: Mapping[str, Any]) -> list[_Moment]:
+    """Replay the record (checked by :func:`engine.record.replay` first) and capture
+    each decision: the seat's observation before it acts and the true hands."""
+    replay(dict(record))
+    deals = record["deals"]
+    match = Match(read_options(record), dealer=deals[0]["dealer"] if deals else 0,
+                  auto_deal=False)
+    moments: list[_Moment] = []
+    for i, entry in enumerate(deals):
+        deal = match.start_deal([parse_card(c) for c in entry["deck"].split(" ")])
+        for step, raw in enumerate(entry["actions"]):
+            for action in read_action(raw):
+                seat = deal.to_move
+                legal = deal.legal_actions()
+                obs = match.observation(seat)
+                hands = (deal.hands[0], deal.hands[1], deal.hands[2], deal.hands[3])
+                for kind in _kinds(action, legal):
+                    moments.append(_Moment(i, step, kind, obs, action, hands))
+                match.apply_action(action, seat)
+    return moments
+
+
+def _kinds(action: Action, legal: Sequence[Action]) -> list[Kind]:
+    """The decisions an engine action makes: a call with a choice; whether to announce
+    (while announcing is open); which card (when not forced); whether to say belot."""
+    if is_call(action):
+        return ["bid"] if len(legal) > 1 else []
+    kinds: list[Kind] = []
+    if any(is_announce(a) for a in legal):
+        kinds.append("announce")
+    if is_announce(action):
+        return kinds
+    card = action % BELOT
+    if sum(1 for a in legal if a < BELOT) > 1:
+        kinds.append("card")
+    if BELOT + card in legal:
+        kinds.append("belot")
+    return kinds
+
+
+class _Judge:
+    """Values the choices of one moment; keeps a solver per deal and contract."""
+
+    def __init__(self, options: Options, seed: int, samples: int) -> None:
+        self.options = options
+        self.seed = seed
+        self.samples = samples
+        self.solvers: dict[tuple[int, int], Solver] = {}
+        # Per deal: the solved bid-phase deals, and each seat's sampled decks (shared by
+        # its calls, so that the later calls reuse the solved deals).
+        self.solved: dict[tuple[int, int, tuple[Mask, ...]], tuple[int, int | None]] = {}
+        self.decks: dict[tuple[int, int], list[list[Card]]] = {}
+        self.deal = -1
+
+    def rng(self, moment: _Moment) -> random.Random:
+        """Each decision its own generator, so that a judgement depends only on the seed,
+        where it is in the match and what the seat saw (not on the other decisions)."""
+        return random.Random(f"{self.seed}:{moment.deal}:{moment.step}:{moment.kind}")
+
+    def solver(self, deal: int, contract: int) -> Solver:
+        key = (deal, contract)
+        solver = self.solvers.get(key)
+        if solver is None:
+            solver = self.solvers[key] = Solver(contract, self.options, 8)
+        return solver
+
+    def decision(self, m: _Moment) -> Decision:
+        if m.deal != self.deal:  # a new deal: what was solved for the last one is useless
+            self.deal, self.solvers, self.solved, self.decks = m.deal, {}, {}, {}
+        hindsight: dict[str, float] | None = None
+        if m.kind == "bid":
+            values = self.bid_values(m)
+        else:
+            values, hindsight = self.play_values(m)
+        played = _played_text(m)
+        order = sorted(values, key=lambda a: (-values[a], a != played, a))
+        best = order[0]  # the played choice when it ties for best
+        loss = max(0.0, values[best] - values[played])
+        if m.kind == "bid" and len(order) > MOST_BIDS:
+            order = order[:MOST_BIDS] + ([played] if played not in order[:MOST_BIDS] else [])
+        h_best = h_loss = None
+        if hindsight is not None:
+            h_best = max(hindsight, key=lambda a: (hindsight[a], a == played))
+            h_loss = max(0.0, hindsight[h_best] - hindsight[played])
+        choices = tuple(Choice(a, values[a], None if hindsight is None else hindsight[a])
+                        for a in order)
+        return Decision(m.deal, m.step, m.obs.seat, m.kind, played, best, loss,
+                        grade_of(m.kind, loss), h_best, h_loss, choices)
+
+    # ------------------------------------------------------------------ play phase
+
+    def play_values(self, m: _Moment) -> tuple[dict[str, float], dict[str, float]]:
+        """Informed and hindsight values of the choices of a play-phase moment."""
+        obs = m.obs
+        assert obs.contract is not None
+        solver = self.solver(m.deal, obs.contract)
+        rng = self.rng(m)
+        knowledge = infer(obs)
+        worlds = []
+        for _ in range(self.samples):
+            hands = sample(knowledge, rng)
+            hands[obs.seat] = obs.hand
+            worlds.append(hands)
+        truth = list(m.hands)
+        scorers = self._scorers(m)
+        informed = self._valued(m, solver, worlds, scorers)
+        return informed, self._valued(m, solver, [truth], scorers)
+
+    def _scorers(self, m: _Moment) -> dict[str, Scorer]:
+        """For an announcement, one scorer per choice (what is declared differs)."""
+        if m.kind != "announce":
+            return {"": Scorer(m.obs)}
+        scorers = {NO_ANNOUNCEMENT: Scorer(m.obs)}
+        for a in m.obs.legal_actions:
+            if is_announce(a):
+                scorers[action_name(a)] = Scorer(m.obs, ((m.obs.seat, a - ANNOUNCE),))
+        return scorers
+
+    def _valued(self, m: _Moment, solver: Solver, worlds: list[list[Mask]],
+                scorers: dict[str, Scorer]) -> dict[str, float]:
+        """The mean over ``worlds`` of each choice's score lead."""
+        obs = m.obs
+        any_scorer = next(iter(scorers.values()))
+        solved = [solver.move_values(hands, obs.trick, obs.leader, any_scorer.taken)
+                  for hands in worlds]
+        n = len(worlds)
+        if m.kind == "card":
+            scorer = scorers[""]
+            return {card_name(c): sum(scorer.score(v[c], h) for v, h in zip(solved, worlds,
+                                                                             strict=True)) / n
+                    for c in solved[0]}
+        if m.kind == "belot":
+            scorer = scorers[""]
+            card = m.action % BELOT
+            with_belot = sum(scorer.score(v[card], h) for v, h in zip(solved, worlds,
+                                                                      strict=True)) / n
+            without = sum(scorer.score(v[card], h, forgo=card >> 3)
+                          for v, h in zip(solved, worlds, strict=True)) / n
+            return {card_name(card) + "+belot": with_belot, card_name(card): without}
+        # announce: each choice's value with the best card to follow
+        return {name: max(sum(s.score(v[c], h) for v, h in zip(solved, worlds, strict=True))
+                          / n for c in solved[0])
+                for name, s in scorers.items()}
+
+    # ------------------------------------------------------------------ auction
+
+    def bid_values(self, m: _Moment) -> dict[str, float]:
+        """Each legal call's mean score lead: the auction finished by hard's calls in
+        each sampled deal, the contract solved open and scored."""
+        obs = m.obs
+        totals = dict.fromkeys(obs.legal_actions, 0.0)
+        for deck in self._decks(m):
+            for call in totals:
+                totals[call] += self._rollout(m, deck, call)
+        n = bid_samples(self.samples)
+        return {action_name(a): v / n for a, v in totals.items()}
+
+    def _decks(self, m: _Moment) -> list[list[Card]]:
+        """The decks a seat's calls in a deal are judged on, drawn at its first call
+        (what it learns later in the auction is soft evidence only, and judging every
+        call on the same deals lets them share the solved contracts)."""
+        key = (m.deal, m.obs.seat)
+        decks = self.decks.get(key)
+        if decks is None:
+            rng = random.Random(f"{self.seed}:{m.deal}:{m.obs.seat}:auction")
+            weights = infer(m.obs).weights
+            decks = self.decks[key] = [_auction_deck(m.obs, weights, rng)
+                                       for _ in range(bid_samples(self.samples))]
+        return decks
+
+    def _rollout(self, m: _Moment, deck: list[Card], call: Action) -> float:
+        obs = m.obs
+        match = Match(self.options, dealer=obs.dealer, auto_deal=False)
+        deal = match.start_deal(deck)
+        for seat, a in obs.auction:
+            deal.apply(a, seat)
+        deal.apply(call, obs.seat)
+        while deal.phase == Phase.AUCTION:
+            deal.apply(hard_call(match.observation(deal.to_move)))
+        if deal.thrown_in:
+            return 0.0
+        return self._deal_value(m, deal, obs.seat & 1)
+
+    def _deal_value(self, m: _Moment, deal: Deal, team: int) -> float:
+        """The score lead of ``team`` in a deal just bid, every hand open, every seat
+        declaring its best combinations and belots."""
+        hands = tuple(deal.hands)
+        contract = deal.contract
+        key = (m.deal, contract, hands)
+        solved = self.solved.get(key)
+        if solved is None:
+            raw = self.solver(m.deal, contract).value(list(hands), [], deal.leader)
+            solved = self.solved[key] = split(raw, card_total(contract))
+        team0, valat = solved
+        declared: list[tuple[int, int]] = []
+        if not self.options.classic and contract != NO_TRUMPS:
+            for seat, hand in enumerate(hands):
+                best = max(decompositions(hand, self.options),
+                           key=lambda full: sum(COMBOS[i].value(self.options) for i in full))
+                declared += [(seat, i) for i in sorted(best)]
+        trump = contract if contract < NO_TRUMPS else None
+        points, _ = resolve(declared, trump, self.options)
+        belots = [0, 0]
+        for seat, hand in enumerate(hands):
+            belots[seat & 1] += pairs_held(hand, contract, set())
+        tally = Tally(contract, deal.declarer, deal.multiplier,
+                      (team0, card_total(contract) - team0), (points[0], points[1]),
+                      (belots[0], belots[1]), valat)
+        return deal_lead(tally, m.obs.pool, self.options, team)
+
+
+def bid_samples(samples: int) -> int:
+    """Deals per seat and auction: half the samples (each costs a solved deal per contract
+    reached, where a card costs one search from the current trick)."""
+    return max(1, samples // 2)
+
+
+def _auction_deck(obs: Observation, weights: tuple[tuple[float, ...], ...],
+                  rng: random.Random) -> list[Card]:
+    """A deck consistent with what the seat knows in the auction: its own cards where
+    they were dealt, the turned card (classic), every other card drawn at random, to a
+    hand in proportion to its room times the auction's prior weight (ai.inference), or
+    to the cards dealt after the auction."""
+    dealt = Deal(obs.options, obs.dealer, list(range(32))).hands  # deck positions by seat
+    positions = [list(cards_of(dealt[s])) for s in range(4)]
+    deck: list[Card | None] = [None] * 32
+    for pos, card in zip(positions[obs.seat], cards_of(obs.hand), strict=True):
+        deck[pos] = card
+    known = obs.hand
+    if obs.turned is not None:
+        deck[20] = obs.turned
+        known |= 1 << obs.turned
+    unknown = list(cards_of(FULL_DECK & ~known))
+    rng.shuffle(unknown)
+    others = [s for s in range(4) if s != obs.seat]
+    room = {s: len(positions[s]) for s in others}
+    later = [p for p in range(20, 32) if deck[p] is None]
+    filled: dict[int, list[Card]] = {s: [] for s in others}
+    rest: list[Card] = []
+    for card in unknown:
+        options = [(s, room[s] * weights[s][card]) for s in others if room[s]]
+        options.append((-1, float(len(later) - len(rest))))
+        chosen = weighted_pick(options, rng)
+        if chosen < 0:
+            rest.append(card)
+        else:
+            filled[chosen].append(card)
+            room[chosen] -= 1
+    for s in others:
+        for pos, card in zip(positions[s], filled[s], strict=True):
+            deck[pos] = card
+    for pos, card in zip(later, rest, strict=True):
+        deck[pos] = card
+    assert all(c is not None for c in deck)
+    return [c for c in deck if c is not None]
+
+
+def _played_text(m: _Moment) -> str:
+    if m.kind == "announce":
+        return action_name(m.action) if is_announce(m.action) else NO_ANNOUNCEMENT
+    if m.kind == "card":
+        return card_name(m.action % BELOT)
+    return action_name(m.action)
+
+
+def _summary(seat: int, decisions: Sequence[Decision]) -> SeatSummary:
+    own = [d for d in decisions if d.seat == seat]
+    counts = dict.fromkeys(("good", "inaccuracy", "mistake", "blunder"), 0)
+    for d in own:
+        counts[d.grade] += 1
+    costly = sorted((d for d in own if d.loss > 0), key=lambda d: -d.loss)[:COSTLIEST]
+    return SeatSummary(seat, len(own), sum(d.loss for d in own) / len(own) if own else 0.0,
+                       counts, tuple((d.deal, d.step) for d in costly))
+
+
+def review_json(review: MatchReview) -> dict[str, Any]:
+    """The review ready for JSON, keys in a stable order, values to two decimals."""
+    def number(x: float | None) -> float | None:
+        return None if x is None else round(x, 2) + 0.0
+
+    return {
+        "seed": review.seed,
+        "samples": review.samples,
+        "thresholds": {kind: dict(zip(("inaccuracy", "mistake", "blunder"), t, strict=True))
+                       for kind, t in THRESHOLDS.items()},
+        "decisions": [
+            {
+                "deal": d.deal, "step": d.step, "seat": d.seat, "kind": d.kind,
+                "played": d.played, "best": d.best, "loss": number(d.loss),
+                "grade": d.grade, "hindsight_best": d.hindsight_best,
+                "hindsight_loss": number(d.hindsight_loss),
+                "choices": [{"action": c.action, "value": number(c.value),
+                             "hindsight": number(c.hindsight)} for c in d.choices],
+            }
+            for d in review.decisions
+        ],
+        "seats": [
+            {"seat": s.seat, "decisions": s.decisions, "mean_loss": number(s.mean_loss),
+             "counts": dict(s.counts),
+             "costliest": [{"deal": deal, "step": step} for deal, step in s.costliest]}
+            for s in review.seats
+        ],
+    }

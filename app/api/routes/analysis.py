@@ -1,0 +1,75 @@
+"""Match analysis (issue #17): ask for a finished match's review, then read its status,
+progress and, once done, the review (docs/protocol.md).  The jobs are app/analysis's;
+this module maps their answers to HTTP.  Visibility is the match's: anyone with its id."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request, status
+from pydantic import BaseModel, Field
+
+from ...analysis import Analyses, MatchNotFound, MatchNotOver
+from ...db.analyses import AnalysisRow
+from ...storage import StorageUnavailable
+from ..errors import ApiError, error_responses
+
+
+class AnalysisStatus(BaseModel):
+    status: Literal["queued", "running", "done", "failed"]
+    progress: float = Field(ge=0, le=1, description="The share of decisions judged.")
+    result: dict[str, Any] | None = Field(
+        default=None, description="When done: ai.review's review_json (docs/analysis.md).")
+    error: str | None = Field(default=None, description="When failed: why.")
+
+    @classmethod
+    def of(cls, row: AnalysisRow, *, full: bool) -> AnalysisStatus:
+        return cls.model_validate({"status": row.status, "progress": row.progress,
+                                   "result": row.result if full else None, "error": row.error})
+
+
+def get_analyses(request: Request) -> Analyses:
+    analyses: Analyses = request.app.state.analyses
+    return analyses
+
+
+AnalysesDep = Annotated[Analyses, Depends(get_analyses)]
+
+_errors = error_responses({
+    404: "No such match (`match_not_found`), or no analysis asked for (`no_analysis`)",
+    409: "The match is not over (`match_not_over`)",
+    422: "A malformed match id",
+    503: "The database is unavailable",
+})
+router = APIRouter(prefix="/api", tags=["analysis"], responses=_errors)
+
+
+@router.post("/matches/{match_id}/analysis", status_code=status.HTTP_202_ACCEPTED,
+             response_model_exclude_none=True)
+async def ask_analysis(analyses: AnalysesDep, match_id: str) -> AnalysisStatus:
+    """Ask for the match's review; asking again answers the same job's status."""
+    try:
+        row = await analyses.request(match_id)
+    except MatchNotFound:
+        raise ApiError(404, "match_not_found", f"no match {match_id!r}") from None
+    except MatchNotOver:
+        raise ApiError(409, "match_not_over", "a match is analysed once it is over") from None
+    except StorageUnavailable:
+        raise _unavailable() from None
+    return AnalysisStatus.of(row, full=False)
+
+
+@router.get("/matches/{match_id}/analysis", response_model_exclude_none=True)
+async def get_analysis(analyses: AnalysesDep, match_id: str) -> AnalysisStatus:
+    """The job's status and progress; with the review once done."""
+    try:
+        row = await analyses.get(match_id)
+    except StorageUnavailable:
+        raise _unavailable() from None
+    if row is None:
+        raise ApiError(404, "no_analysis", f"no analysis of {match_id!r} was asked for")
+    return AnalysisStatus.of(row, full=True)
+
+
+def _unavailable() -> ApiError:
+    return ApiError(503, "storage_unavailable", "the analyses are unavailable, try again later")

@@ -1,0 +1,153 @@
+// Match analysis (#17): the "Analyse" button, its progress, and the review it gives
+// (POST/GET /api/matches/{id}/analysis): a per-player summary and the key moments on the
+// match page, and beside each decision in the replay viewer its evaluation (the choice,
+// the best choice, the loss and its grade, colour-coded).
+
+import { h, fill } from "./dom.js";
+import { callMark, cardLabel } from "./labels.js";
+
+const POLL_MS = 1000; // how often a running analysis is asked for its progress
+const KEY_MOMENTS = 8; // the costliest decisions of the match listed to jump to
+export const GRADES = ["good", "inaccuracy", "mistake", "blunder"];
+
+/** A match's analysis: `element` is its panel (button, progress, or the summary when
+ *  `summary`), `review` the result once done; `onDone(review)` is told once it is.
+ *  `close()` stops the polling (the page was left). */
+export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, onDone = () => {} }) {
+  const { t } = ctx;
+  const path = `/api/matches/${encodeURIComponent(matchId)}/analysis`;
+  const element = h("section.analysis-panel", { "data-testid": "analysis", "aria-live": "polite" });
+  const panel = { element, review: null, close };
+  let timer = null;
+  let closed = false;
+
+  function show(status) {
+    if (closed) return;
+    element.dataset.status = status ? status.status : "none";
+    if (!status) {
+      fill(element, h("h2", {}, t("analysis.title")), h("p.analysis-intro", {}, t("analysis.intro")),
+        h("button.history-button.analysis-start", { type: "button", "data-testid": "analyse", onclick: ask },
+          t("analysis.analyse")));
+    } else if (status.status === "done") {
+      panel.review = status.result;
+      fill(element, summary ? reviewSummary(ctx, status.result, { nameOf, jumpTo })
+        : h("p.analysis-ready", {}, t("analysis.ready")));
+      onDone(status.result);
+    } else if (status.status === "failed") {
+      fill(element, h("h2", {}, t("analysis.title")), h("p.history-error", { role: "alert" }, t("analysis.failed")));
+    } else {
+      const percent = Math.round(100 * status.progress);
+      fill(element, h("h2", {}, t("analysis.title")),
+        h("p.analysis-running", {}, t(status.status === "queued" ? "analysis.queued" : "analysis.running")),
+        h("progress.analysis-progress", {
+          max: 100, value: percent, "data-testid": "analysis-progress", "aria-label": t("analysis.progress", { percent }),
+        }), h("span.analysis-percent", {}, `${percent}%`));
+      timer = setTimeout(poll, POLL_MS);
+    }
+  }
+
+  function failed(error) {
+    if (closed) return;
+    if (error && error.status === 404 && error.code === "no_analysis") { show(null); return; }
+    const key = error && error.code === "match_not_over" ? "analysis.not_over" : "analysis.error";
+    fill(element, h("h2", {}, t("analysis.title")), h("p.history-error", { role: "alert" }, t(key)));
+  }
+
+  function poll() {
+    timer = null;
+    Promise.resolve(ctx.api("GET", path)).then(show, failed);
+  }
+
+  function ask() {
+    Promise.resolve(ctx.api("POST", path)).then(show, failed);
+  }
+
+  function close() {
+    closed = true;
+    if (timer !== null) clearTimeout(timer);
+  }
+
+  poll();
+  return panel;
+}
+
+/** The review's figures per player and its key moments, each a link to its place. */
+function reviewSummary(ctx, review, { nameOf, jumpTo }) {
+  const { t } = ctx;
+  const head = h("tr", {}, h("th", { scope: "col" }, t("analysis.player")),
+    h("th", { scope: "col" }, t("analysis.decisions")), h("th", { scope: "col" }, t("analysis.mean_loss")),
+    GRADES.map((grade) => h(`th.grade-${grade}`, { scope: "col" }, t(`analysis.grade.${grade}`))));
+  const rows = review.seats.map((s) => h(`tr.team-${s.seat % 2}`, { "data-analysis-seat": s.seat },
+    h("th", { scope: "row" }, nameOf(s.seat)), h("td.num", {}, s.decisions),
+    h("td.num", {}, points(s.mean_loss)),
+    GRADES.map((grade) => h(`td.num.grade-${grade}`, {}, s.counts[grade] || 0))));
+  const moments = [...review.decisions].filter((d) => d.grade !== "good")
+    .sort((a, b) => b.loss - a.loss).slice(0, KEY_MOMENTS)
+    .sort((a, b) => a.deal - b.deal || a.step - b.step);
+  return [
+    h("h2", {}, t("analysis.title")),
+    h("div.table-scroll", {}, h("table.analysis-summary", { "data-testid": "analysis-summary" },
+      h("thead", {}, head), h("tbody", {}, rows))),
+    h("h3", {}, t("analysis.key_moments")),
+    moments.length
+      ? h("ol.analysis-moments", { "data-testid": "analysis-moments" }, moments.map((d) => h("li", {},
+        h("a.analysis-moment", {
+          href: jumpTo(d), "data-deal": d.deal, "data-step": d.step,
+        }, t("analysis.moment", { deal: d.deal + 1, name: nameOf(d.seat) }), " ",
+        decisionLine(ctx, d)))))
+      : h("p.history-empty", {}, t("analysis.no_moments")),
+    h("p.analysis-note", {}, t("analysis.note", { samples: review.samples })),
+  ];
+}
+
+/** Points of the deal, as the review counts its losses. */
+function points(value) {
+  return Math.round(value * 10) / 10;
+}
+
+/** An action as the review writes it ("TH", "pass", "announce QS KS AS", "TH+belot"). */
+export function actionMark(ctx, kind, text) {
+  if (!text) return "—";
+  if (kind === "bid") return callMark(text);
+  const [main, extra] = text.split("+");
+  if (main === "no announcement") return ctx.t("analysis.no_announcement");
+  if (main.startsWith("announce ")) return main.slice(9).split(" ").map(cardLabel).join(" ");
+  if (/^[789TJQKA][CDHS]$/.test(main)) return cardLabel(main) + (extra ? ` + ${ctx.t("analysis.belot")}` : "");
+  return main;
+}
+
+/** One decision: the choice, the best one and the loss, coloured by its grade. */
+export function decisionLine(ctx, d) {
+  const { t } = ctx;
+  return h(`span.analysis-decision.grade-${d.grade}`, { "data-grade": d.grade },
+    h("span.analysis-played", {}, actionMark(ctx, d.kind, d.played)),
+    d.played === d.best ? null
+      : h("span.analysis-best", {}, t("analysis.best"), " ", actionMark(ctx, d.kind, d.best)),
+    d.loss > 0 ? h("span.analysis-loss", {}, t("analysis.loss", { points: points(d.loss) })) : null,
+    h("span.analysis-grade", {}, t(`analysis.grade.${d.grade}`)),
+    d.hindsight_loss ? h("span.analysis-hindsight", { title: t("analysis.hindsight_title") },
+      t("analysis.hindsight", { best: actionMark(ctx, d.kind, d.hindsight_best),
+                                points: points(d.hindsight_loss) })) : null);
+}
+
+/** Which frame of the replay's `deal` shows a decision: the auction (step 0) for a bid,
+ *  else the trick of its card.  A decision's step indexes the record's actions, the bids
+ *  then the cards (announcements and belots ride on their card), so the k-th card of the
+ *  deal is action auction.length + k, in trick k/4 + 1. */
+export function frameOf(deal, d) {
+  if (d.kind === "bid") return 0;
+  return Math.floor(Math.max(0, d.step - deal.auction.length) / 4) + 1;
+}
+
+/** The decisions the replay's frame shows: the auction's (and announcements') at step 0,
+ *  a trick's four cards (and its belots and announcements) after it. */
+export function evaluationBox(ctx, review, deal, step, nameOf) {
+  const { t } = ctx;
+  const shown = review.decisions.filter((d) => d.deal === deal.index && frameOf(deal, d) === step);
+  return h("section.replay-box.analysis-evaluation", { "data-testid": "analysis-evaluation" },
+    h("h2", {}, t("analysis.evaluation")),
+    shown.length
+      ? h("ul", {}, shown.map((d) => h("li", { "data-step": d.step },
+        h("span.who", {}, nameOf(d.seat)), decisionLine(ctx, d))))
+      : h("p.history-empty", {}, t("analysis.nothing_here")));
+}

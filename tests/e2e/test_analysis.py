@@ -1,0 +1,50 @@
+"""Match analysis in the client (#17): after a short match against bots, the match page's
+"Analyse" button asks for the review; its panel shows the per-player summary and the key
+moments, and the replay shows the evaluation beside the decisions.  The server is this
+test's own, reviewing with one sample (ANALYSIS_SAMPLES) so that it takes seconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.harness import new_context, serve
+from tests.e2e.ui import play_until, sign_in, start_with_bots
+
+# A server of its own, a match and its review: more than the usual per-test guard.
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+REVIEW_MS = 120_000  # a guard for the review on a loaded machine, not a speed check
+
+
+def test_a_finished_match_is_analysed(browser: Browser, tmp_path: Path) -> None:
+    with serve(tmp_path, ANALYSIS_SAMPLES="1") as server:
+        context = new_context(browser, server)
+        try:
+            page = context.new_page()
+            sign_in(page, "Ana")
+            table_id = start_with_bots(page, target_score="1")
+            play_until(page, lambda state: state.status == "over")
+
+            page.goto(f"/#/match/{table_id}")
+            panel = page.locator("[data-testid=analysis]")
+            expect(panel).to_have_attribute("data-status", "none")
+            page.locator("[data-testid=analyse]").click()
+            expect(panel).to_have_attribute("data-status", "done", timeout=REVIEW_MS)
+            summary = page.locator("[data-testid=analysis-summary] tbody tr")
+            expect(summary).to_have_count(4)
+            expect(summary.first).to_contain_text("Ana")
+
+            page.goto(f"/#/replay/{table_id}")
+            evaluation = page.locator("[data-testid=analysis-evaluation]")
+            expect(evaluation).to_be_visible()
+            expect(evaluation.locator("[data-grade]").first).to_be_visible()  # the auction's
+            moments = page.locator("[data-testid=analysis-moments] a")
+            if moments.count():  # a jump lands on the frame that shows the decision
+                step = moments.first.get_attribute("data-step")
+                moments.first.click()
+                expect(evaluation.locator(f"li[data-step='{step}']").first).to_be_visible()
+        finally:
+            context.close()

@@ -1,0 +1,249 @@
+"""Match analysis in the server (issue #17; docs/analysis.md, "In the server"): the REST
+lifecycle on an app with its worker pool, a job the server's stop interrupted taken up at
+the next start, and in a cluster (PostgreSQL and saq's queue on the local Redis, under a key
+prefix of the test's own) one job taken once by two nodes, and taken over when its node is
+killed.
+Reviews use one sample on a one-deal match: each takes a few seconds of CPU."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete, update
+
+from app.analysis import Analyses
+from app.config import Settings
+from app.db import analyses as rows
+from app.db import models
+from app.db.migrate import upgrade
+from app.db.repository import Repository
+from app.db.session import Database
+from app.main import create_app
+from app.storage import MemoryStorage
+from engine import Options
+from tests.cluster_nodes import REDIS_SERVER, ROOT
+from tests.conftest import app_settings
+from tests.test_db_support import play_logged, run
+from tests.test_matchmaking_queue import delete_keys
+from tests.waiting import eventually, eventually_sync
+
+pytest_plugins = ["tests.test_db_support"]  # the database fixtures
+
+DONE_WITHIN = 120.0  # seconds a review may take here, at worst (a few, usually)
+SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
+
+
+async def store_matches(url: str) -> None:
+    """"done": a finished match, "on": one still on, "secret": a finished private one."""
+    db = Database(url)
+    try:
+        repo = Repository(db)
+        await play_logged(repo, "done", SHORT, 3)
+        await play_logged(repo, "on", SHORT, 3, stop_after=5)
+        await play_logged(repo, "secret", SHORT, 4)
+        async with db.write() as conn:
+            await conn.execute(update(models.Match).where(models.Match.id == "secret")
+                               .values(private=True))
+    finally:
+        await db.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'belote.db'}"
+    upgrade(url)
+    run(store_matches(url))
+    return url
+
+
+def app_client(url: str) -> TestClient:
+    settings = app_settings(database_url=url, analysis_samples=1)
+    return TestClient(create_app(settings, storage=MemoryStorage()))
+
+
+def row(url: str, match_id: str) -> rows.AnalysisRow | None:
+    async def read() -> rows.AnalysisRow | None:
+        db = Database(url)
+        try:
+            return await rows.get(db, match_id)
+        finally:
+            await db.dispose()
+    return run(read())
+
+
+def wait_done(client: TestClient, match_id: str, *, one_attempt: bool = True) -> dict[str, Any]:
+    """The done job's GET; within one attempt, its progress only grows (a resumed job
+    starts again from 0)."""
+    seen: list[dict[str, Any]] = []
+
+    def done() -> bool:
+        response = client.get(f"/api/matches/{match_id}/analysis")
+        assert response.status_code == 200, response.text
+        seen.append(response.json())
+        return bool(seen[-1]["status"] == "done")
+
+    eventually_sync(done, DONE_WITHIN, lambda: f"the analysis of {match_id}: {seen[-1:]}")
+    progress = [s["progress"] for s in seen]
+    assert progress[-1] == 1 and (progress == sorted(progress) or not one_attempt)
+    return seen[-1]
+
+
+def test_lifecycle(sqlite_url: str) -> None:
+    with app_client(sqlite_url) as client:
+        path = "/api/matches/done/analysis"
+        assert client.get(path).json()["detail"]["code"] == "no_analysis"
+        assert client.get(path).status_code == 404
+        missing = client.post("/api/matches/nope/analysis")
+        assert (missing.status_code, missing.json()["detail"]["code"]) == (404, "match_not_found")
+        on = client.post("/api/matches/on/analysis")
+        assert (on.status_code, on.json()["detail"]["code"]) == (409, "match_not_over")
+
+        first = client.post(path)
+        assert first.status_code == 202, first.text
+        assert first.json()["status"] in ("queued", "running") and "result" not in first.json()
+        again = client.post(path)  # the same job, whatever it is doing now
+        assert again.status_code == 202 and again.json()["status"] in (
+            "queued", "running", "done")
+
+        body = wait_done(client, "done")
+        review = body["result"]
+        assert review["samples"] == 1 and len(review["seats"]) == 4
+        assert review["decisions"] and {d["grade"] for d in review["decisions"]} <= {
+            "good", "inaccuracy", "mistake", "blunder"}
+        assert client.post(path).json() == {"status": "done", "progress": 1.0}
+
+        # A private match's analysis is served as the match is: to whoever has its id.
+        assert client.post("/api/matches/secret/analysis").status_code == 202
+        assert wait_done(client, "secret")["result"]["decisions"]
+    stored = row(sqlite_url, "done")
+    assert stored is not None and stored.attempts == 1  # computed once
+    assert stored.result == review
+
+
+def test_restart_resumes_the_jobs_in_hand(sqlite_url: str) -> None:
+    with app_client(sqlite_url) as client:
+        assert client.post("/api/matches/done/analysis").status_code == 202
+    # Stopped before the review could end (a worker needs seconds to start, and the
+    # review seconds more): the job is still queued or running in the database.
+    stopped = row(sqlite_url, "done")
+    assert stopped is not None and stopped.status in ("queued", "running")
+    with app_client(sqlite_url) as client:
+        wait_done(client, "done", one_attempt=False)
+    resumed = row(sqlite_url, "done")
+    assert resumed is not None and resumed.attempts == stopped.attempts + 1
+
+
+# In a cluster: the jobs go through saq's Redis queue; two nodes share it and the database.
+
+@pytest.fixture
+def cluster_url(migrated_urls: dict[str, str]) -> Iterator[str]:
+    url = migrated_urls["postgresql"]
+    run(_reset(url))
+    run(store_matches(url))
+    yield url
+
+
+async def _reset(url: str) -> None:
+    db = Database(url)
+    try:
+        async with db.write() as conn:
+            for table in (models.Analysis, models.Match, models.Player):
+                await conn.execute(delete(table))
+    finally:
+        await db.dispose()
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    prefix = f"test-analysis-{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    delete_keys(prefix)
+    delete_keys(f"saq:*{prefix}")  # saq's keys: saq:{queue}:..., saq:job:{queue}:...
+
+
+def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, Database]:
+    settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
+                        node_id=name, analysis_samples=1, **overrides)
+    database = Database(url)
+    return Analyses(settings, database), database
+
+
+async def until_done(url: str, match_id: str) -> rows.AnalysisRow:
+    db = Database(url)
+    try:
+        async def done() -> bool:
+            found = await rows.get(db, match_id)
+            return found is not None and found.status == "done"
+        await eventually(done, DONE_WITHIN, f"the analysis of {match_id}")
+        found = await rows.get(db, match_id)
+        assert found is not None
+        return found
+    finally:
+        await db.dispose()
+
+
+def test_two_nodes_take_one_job_once(cluster_url: str, prefix: str) -> None:
+    async def body() -> None:
+        nodes = [node(cluster_url, prefix, name) for name in ("a", "b")]
+        try:
+            for analyses, _ in nodes:
+                await analyses.start()
+            (a, _), (b, _) = nodes
+            await asyncio.gather(a.request("done"), b.request("done"), a.request("done"))
+            done = await until_done(cluster_url, "done")
+            assert done.attempts == 1 and done.result is not None
+        finally:
+            for analyses, database in nodes:
+                await analyses.close()
+                await database.dispose()
+
+    run(body())
+
+
+def hold_a_job(url: str, prefix: str) -> None:
+    """Node "a" in a process of its own, which the test kills once it runs the job."""
+    async def body() -> None:
+        analyses, _ = node(url, prefix, "a", analysis_retry_seconds=1)
+        await analyses.start()
+        await analyses.request("done")
+        await asyncio.Event().wait()
+
+    run(body())
+
+
+def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
+    code = ("from tests.test_analysis_api import hold_a_job; "
+            f"hold_a_job({cluster_url!r}, {prefix!r})")
+    a = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+
+    async def body() -> None:
+        b, b_db = node(cluster_url, prefix, "b", analysis_retry_seconds=1)
+        try:
+            async def taken() -> bool:
+                assert a.poll() is None, "node a ended by itself"
+                found = await rows.get(b_db, "done")
+                return found is not None and found.status == "running"
+
+            await eventually(taken, DONE_WITHIN, "node a to take the job")
+            a.kill()  # SIGKILL: no heartbeat any more, nothing handed back
+            a.wait()
+            await b.start()
+            done = await until_done(cluster_url, "done")
+            assert done.attempts == 2 and done.result is not None
+        finally:
+            await b.close()
+            await b_db.dispose()
+
+    try:
+        run(body())
+    finally:
+        a.kill()
+        a.wait()

@@ -1,0 +1,178 @@
+"""The match review (ai/review.py): it sees only what the seat saw, it is repeatable, its
+hindsight is the solver's, it lists every legal choice.  Tiny samples: speed is measured
+in bench/analysis.py, not here."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+
+from ai.hard import Scorer
+from ai.normal import NormalBot
+from ai.review import NO_ANNOUNCEMENT, THRESHOLDS, grade_of, review, review_json
+from ai.solver import Solver
+from engine.actions import BELOT, action_name, is_announce
+from engine.cards import card_name
+from engine.match import Match
+from engine.options import Options
+from engine.record import replay, write_record
+
+
+@cache
+def _one_deal(variant: str, seed: int) -> dict[str, Any]:
+    """The first deal of a match of normal bots (a deal with a contract)."""
+    for s in range(seed, seed + 50):
+        match = Match(Options.make(variant), seed=s)
+        bot = NormalBot()
+        deal = match.deal
+        assert deal is not None
+        while not deal.is_over:
+            seat = match.current_player()
+            assert seat is not None
+            match.apply_action(bot.choose(match.observation(seat)), seat)
+        if not deal.thrown_in:
+            record = write_record(match)
+            record["deals"] = record["deals"][:1]
+            return record
+    raise AssertionError("no deal with a contract")
+
+
+def _cut(record: dict[str, Any], steps: int) -> dict[str, Any]:
+    cut = copy.deepcopy(record)
+    cut["deals"][0]["actions"] = cut["deals"][0]["actions"][:steps]
+    return cut
+
+
+def _card_steps(record: dict[str, Any]) -> list[int]:
+    return [i for i, a in enumerate(record["deals"][0]["actions"]) if "card" in a]
+
+
+def _free_step(record: dict[str, Any], card: int) -> int:
+    """The step of the first card from the ``card``-th on that was not forced."""
+    for step in _card_steps(record)[card:]:
+        if sum(1 for a in _state(record, step).legal_actions() if a < BELOT) > 1:
+            return step
+    raise AssertionError("every card forced")
+
+
+def _state(record: dict[str, Any], step: int) -> Match:
+    """The match just before record action ``step`` of deal 0."""
+    return replay(_cut(record, step))
+
+
+def _swap_hidden(record: dict[str, Any], step: int) -> dict[str, Any]:
+    """The same record up to ``step`` with two cards swapped between two hands the seat
+    to move cannot see, such that the seat's observation there is unchanged."""
+    before = _state(record, step)
+    seat = before.current_player()
+    assert seat is not None and before.deal is not None
+    deck = record["deals"][0]["deck"].split(" ")
+    hands = before.deal.hands
+    for a in range(4):
+        for b in range(a + 1, 4):
+            if seat in (a, b):
+                continue
+            for x in (card_name(c) for c in range(32) if hands[a] >> c & 1):
+                for y in (card_name(c) for c in range(32) if hands[b] >> c & 1):
+                    other = _cut(record, step + 1)
+                    i, j = deck.index(x), deck.index(y)
+                    swapped = list(deck)
+                    swapped[i], swapped[j] = y, x
+                    other["deals"][0]["deck"] = " ".join(swapped)
+                    try:
+                        changed = _state(other, step)
+                        replay(other)
+                    except ValueError:
+                        continue
+                    if changed.observation(seat) == before.observation(seat):
+                        return other
+    raise AssertionError("no swap keeps the seat's view")
+
+
+def _decision(result: Any, step: int, kind: str) -> Any:
+    return next(d for d in result.decisions if d.step == step and d.kind == kind)
+
+
+@pytest.mark.parametrize(("variant", "kind"), [("bulgarian", "card"), ("classic", "card"),
+                                                ("bulgarian", "bid"), ("classic", "bid")])
+def test_hidden_cards_do_not_change_the_informed_judgement(variant: str, kind: str) -> None:
+    record = _one_deal(variant, 1)
+    step = _free_step(record, 9) if kind == "card" else 1  # the third trick; second call
+    other = _swap_hidden(record, step)
+    mine = _cut(record, step + 1)
+    a, b = review(mine, seed=5, samples=2), review(other, seed=5, samples=2)
+    da, db = _decision(a, step, kind), _decision(b, step, kind)
+    assert [(c.action, c.value) for c in da.choices] == [(c.action, c.value) for c in db.choices]
+    assert (da.best, da.loss, da.grade) == (db.best, db.loss, db.grade)
+    assert _state(mine, step).deal.hands != _state(other, step).deal.hands  # type: ignore[union-attr]
+
+
+def test_same_seed_same_review_and_json() -> None:
+    record = _cut(_one_deal("bulgarian", 2), 14)
+    one = review_json(review(record, seed=3, samples=2))
+    assert one == review_json(review(record, seed=3, samples=2))
+    assert json.loads(json.dumps(one)) == one
+    assert list(one) == ["seed", "samples", "thresholds", "decisions", "seats"]
+
+
+def test_hindsight_of_an_endgame_is_the_solvers() -> None:
+    record = _one_deal("bulgarian", 3)
+    step = _card_steps(record)[24]  # the seventh trick
+    match = _state(record, step)
+    seat = match.current_player()
+    assert seat is not None and match.deal is not None
+    obs = match.observation(seat)
+    assert obs.contract is not None
+    scorer = Scorer(obs)
+    solved = Solver(obs.contract, obs.options, 8).move_values(
+        match.deal.hands, obs.trick, obs.leader, scorer.taken)
+    expected = {card_name(c): scorer.score(v, list(match.deal.hands)) for c, v in solved.items()}
+    result = review(_cut(record, step + 1), samples=1)
+    cards = [d for d in result.decisions if d.step == step and d.kind == "card"]
+    if len(expected) == 1:
+        assert not cards  # a forced card is no decision
+        return
+    (decision,) = cards
+    assert {c.action: c.hindsight for c in decision.choices} == expected
+    best = max(expected.values())
+    assert decision.hindsight_loss == best - expected[decision.played]
+
+
+def test_every_legal_choice_is_listed_best_first_losses_not_negative() -> None:
+    record = _cut(_one_deal("bulgarian", 4), 13)
+    seen = []
+    result = review(record, seed=1, samples=2, progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1][0] == seen[-1][1] == len(result.decisions)
+    for d in result.decisions:
+        match = _state(record, d.step)
+        legal = match.legal_actions()
+        if d.kind == "card":
+            names = {card_name(a) for a in legal if a < BELOT}
+        elif d.kind == "announce":
+            names = {action_name(a) for a in legal if is_announce(a)} | {NO_ANNOUNCEMENT}
+        elif d.kind == "belot":
+            names = {d.played.removesuffix("+belot"), d.played.removesuffix("+belot") + "+belot"}
+        else:
+            names = {action_name(a) for a in legal}
+        listed = [c.action for c in d.choices]
+        assert set(listed) == names and len(listed) == len(names)
+        values = [c.value for c in d.choices]
+        assert values == sorted(values, reverse=True) and d.best == listed[0]
+        played = dict(zip(listed, values, strict=True))[d.played]
+        assert d.loss >= 0 and d.loss == max(values) - played
+        assert d.grade == grade_of(d.kind, d.loss)
+        assert d.hindsight_loss is None or d.hindsight_loss >= 0
+    for s in result.seats:
+        assert s.decisions == sum(s.counts.values())
+
+
+def test_grades_follow_the_thresholds() -> None:
+    inaccuracy, mistake, blunder = THRESHOLDS["card"]
+    assert [grade_of("card", x) for x in (0, inaccuracy, mistake, blunder)] == [
+        "good", "inaccuracy", "mistake", "blunder"]
+    with pytest.raises(ValueError):
+        review(_one_deal("bulgarian", 1), samples=0)
