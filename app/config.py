@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     # (its node died) is swept and run again by another node's worker; a live worker
     # touches it thrice as often.
     analysis_retry_seconds: float = Field(default=30, gt=0)
+    # Jobs queued or running at most, the whole server (or cluster): anyone may ask for a
+    # finished match's review, so past this a new one waits (429) rather than the CPU.
+    analysis_queue_max: int = Field(default=20, ge=1)
 
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)

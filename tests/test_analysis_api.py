@@ -141,6 +141,18 @@ def test_restart_resumes_the_jobs_in_hand(sqlite_url: str) -> None:
     assert resumed is not None and resumed.attempts == stopped.attempts + 1
 
 
+def test_a_full_queue_refuses_a_new_job_not_an_old_one(sqlite_url: str) -> None:
+    # No worker here: the first job waits, and fills a queue of one.
+    settings = app_settings(database_url=sqlite_url, analysis_workers=0, analysis_queue_max=1)
+    with TestClient(create_app(settings, storage=MemoryStorage())) as client:
+        assert client.post("/api/matches/done/analysis").status_code == 202
+        full = client.post("/api/matches/secret/analysis")
+        assert (full.status_code, full.json()["detail"]["code"]) == (429, "too_many_analyses")
+        assert full.headers["Retry-After"] == "60"
+        assert row(sqlite_url, "secret") is None  # nothing stored for the refused one
+        assert client.post("/api/matches/done/analysis").status_code == 202  # asked again
+
+
 # In a cluster: the jobs go through saq's Redis queue; two nodes share it and the database.
 
 @pytest.fixture

@@ -32,6 +32,10 @@ class MatchNotOver(Exception):
     pass
 
 
+class QueueFull(Exception):
+    pass
+
+
 class Analyses:
     """This server's analyses: asked for and read by the routes, run by ``queue``'s
     workers through :meth:`run`."""
@@ -40,6 +44,7 @@ class Analyses:
         self._database = database
         self._seed = settings.analysis_seed
         self._samples = settings.analysis_samples or ai_review.DEFAULT_SAMPLES
+        self._queue_max = settings.analysis_queue_max
         self._pool = (ReviewPool(settings.analysis_workers, settings.analysis_nice,
                                  settings.analysis_cpu_seconds)
                       if settings.analysis_workers else None)
@@ -68,7 +73,8 @@ class Analyses:
             await self._pool.close()
 
     async def request(self, match_id: str) -> AnalysisRow:
-        """The match's job, queued if it is the first request (idempotent).  In a cluster,
+        """The match's job, queued if it is the first request (idempotent); QueueFull if it
+        is new and ANALYSIS_QUEUE_MAX jobs are waiting or running already.  In a cluster,
         a pending job is queued again, which saq ignores while it holds the job: a job
         that Redis lost (or gave up on) is taken up again by the next request."""
         over = await rows.match_over(self._database, match_id)
@@ -76,6 +82,9 @@ class Analyses:
             raise MatchNotFound(match_id)
         if not over:
             raise MatchNotOver(match_id)
+        if (await rows.get(self._database, match_id) is None
+                and await rows.count_pending(self._database) >= self._queue_max):
+            raise QueueFull(match_id)
         row, created = await rows.create(self._database, match_id, self._seed, self._samples)
         if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
             await self.queue.put(match_id)

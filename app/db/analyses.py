@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 
 from . import models
 from .session import Database, StorageError
@@ -103,6 +103,13 @@ async def fail(db: Database, match_id: str, error: str) -> None:
     async with db.write() as conn:
         await conn.execute(update(a).where(a.match_id == match_id, a.status.in_(PENDING))
                            .values(status=FAILED, error=error[:200], finished_at=_now()))
+
+
+async def count_pending(db: Database) -> int:
+    a = models.Analysis
+    async with db.read() as session:
+        return int(await session.scalar(
+            select(func.count()).select_from(a).where(a.status.in_(PENDING))) or 0)
 
 
 async def pending(db: Database) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
 
-from ...analysis import Analyses, MatchNotFound, MatchNotOver
+from ...analysis import Analyses, MatchNotFound, MatchNotOver, QueueFull
 from ...db.analyses import AnalysisRow
 from ...storage import StorageUnavailable
 from ..errors import ApiError, error_responses
@@ -39,9 +39,11 @@ _errors = error_responses({
     404: "No such match (`match_not_found`), or no analysis asked for (`no_analysis`)",
     409: "The match is not over (`match_not_over`)",
     422: "A malformed match id",
+    429: "Too many analyses waiting (`too_many_analyses`), with `Retry-After`",
     503: "The database is unavailable",
 })
 router = APIRouter(prefix="/api", tags=["analysis"], responses=_errors)
+RETRY_AFTER = "60"  # seconds: about what a review takes
 
 
 @router.post("/matches/{match_id}/analysis", status_code=status.HTTP_202_ACCEPTED,
@@ -54,6 +56,9 @@ async def ask_analysis(analyses: AnalysesDep, match_id: str) -> AnalysisStatus:
         raise ApiError(404, "match_not_found", f"no match {match_id!r}") from None
     except MatchNotOver:
         raise ApiError(409, "match_not_over", "a match is analysed once it is over") from None
+    except QueueFull:
+        raise ApiError(429, "too_many_analyses", "too many analyses are waiting; try again "
+                       "in a minute", headers={"Retry-After": RETRY_AFTER}) from None
     except StorageUnavailable:
         raise _unavailable() from None
     return AnalysisStatus.of(row, full=False)
