@@ -17,19 +17,20 @@ from sqlalchemy import insert, select, update
 from starlette.websockets import WebSocketDisconnect
 
 from ai import Level
+from app.accounts import sessions
 from app.accounts.sockets import SessionSockets
 from app.auth import Player
 from app.db import accounts as store
 from app.db import models
 from app.db.migrate import alembic_config
 from app.db.repository import Repository
-from app.db.session import Database
 from app.main import create_app
 from app.matchlog import MatchMeta, Owner, Seat, TableMeta
 from app.protocol import CloseCode
 from app.storage import MemoryStorage
 from app.tables import Client, Close
 from app.vocabulary import SeatKind
+from tests.test_db_support import opened
 
 from .conftest import Rest, app_settings
 from .test_app_ws import seated
@@ -96,6 +97,16 @@ def test_sign_up_log_in_me_and_log_out(client: TestClient) -> None:
     assert me(client, ana["token"]).status_code == 200  # the other session goes on
 
 
+def test_logging_in_again_and_again_keeps_the_newest_sessions(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions, "MAX_SESSIONS", 2)
+    first = sign_up(client, "lena")
+    second, third = log_in(client, "lena"), log_in(client, "lena")
+    refused(me(client, first["token"]), 401, "bad_token")  # the oldest ended
+    assert me(client, second["token"]).status_code == 200
+    assert me(client, third["token"]).status_code == 200
+
+
 def test_a_guest_is_a_guest(client: TestClient) -> None:
     guest = Rest(client).guest("Zoe")
     assert me(client, guest["token"]).json() == {
@@ -115,12 +126,9 @@ async def guest_history(url: str, guest_id: str) -> None:
                      table=TableMeta(name="ours", turn_seconds=30, private=True,
                                      timeout_forfeits=False),
                      owner=Owner(id=guest_id, name="Ivo"))
-    db = Database(url)
-    try:
+    async with opened(url) as db:
         await Repository(db).create_match("M1", "bulgarian", {}, seats, meta=meta,
                                           started_at=datetime(2026, 1, 1, tzinfo=UTC))
-    finally:
-        await db.dispose()
 
 
 def listed(client: TestClient, player: str, token: str) -> list[str]:
@@ -307,33 +315,22 @@ GUEST_ROWS: dict[Any, list[dict[str, Any]]] = {
 
 
 async def rows_of(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    db = Database(url)
-    try:
-        async with db.read() as session:
-            return {model.__tablename__: sorted(tuple(row) for row in (
-                await session.execute(select(*model.__table__.columns))).all())
-                for model in GUEST_ROWS}
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.read() as session:
+        return {model.__tablename__: sorted(tuple(row) for row in (
+            await session.execute(select(*model.__table__.columns))).all())
+            for model in GUEST_ROWS}
 
 
 async def fill(url: str) -> None:
-    db = Database(url)
-    try:
-        async with db.write() as conn:
-            for model, rows in GUEST_ROWS.items():
-                await conn.execute(insert(model), rows)
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.write() as conn:
+        for model, rows in GUEST_ROWS.items():
+            await conn.execute(insert(model), rows)
 
 
 async def becomes_account(url: str) -> store.AccountRow | None:
-    db = Database(url)
-    try:
+    async with opened(url) as db:
         await store.create_account(db, "g-ana", "Ana", "ana", "argon2-hash")
         return await store.find_account(db, "ana")
-    finally:
-        await db.dispose()
 
 
 def test_0004_keeps_the_guests_history(empty_url: str) -> None:
@@ -352,21 +349,13 @@ def test_0004_keeps_the_guests_history(empty_url: str) -> None:
 
 
 async def set_expiry(url: str, expires_at: datetime) -> None:
-    db = Database(url)
-    try:
-        async with db.write() as conn:
-            await conn.execute(update(models.Session).values(expires_at=expires_at))
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.write() as conn:
+        await conn.execute(update(models.Session).values(expires_at=expires_at))
 
 
 async def expiry(url: str) -> datetime:
-    db = Database(url)
-    try:
-        async with db.read() as session:
-            return (await session.execute(select(models.Session.expires_at))).scalar_one()
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.read() as session:
+        return (await session.execute(select(models.Session.expires_at))).scalar_one()
 
 
 def test_a_session_slides_while_used_and_lapses_unused(client: TestClient, db_url: str) -> None:

@@ -14,10 +14,10 @@ from sqlalchemy import inspect, select
 
 from app.db.migrate import ALEMBIC_INI, alembic_config
 from app.db.models import Base, Match, RatingChange, UTCDateTime
-from app.db.session import Database
 from app.db.storage import DatabaseStorage
 from app.matchlog import MatchEnd
 from app.vocabulary import EndReason
+from tests.test_db_support import opened
 
 from .test_accounts import becomes_account, fill, rows_of
 from .test_db_support import run
@@ -33,12 +33,8 @@ OLD_MATCHES = sa.table(  # the matches table as revision 0001 made it
 
 
 async def table_names(url: str) -> set[str]:
-    db = Database(url)
-    try:
-        async with db.engine.connect() as conn:
-            return set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.engine.connect() as conn:
+        return set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
 
 
 def test_upgrade_check_downgrade(empty_url: str) -> None:
@@ -62,25 +58,17 @@ def test_run_command_migrates_the_database_of_database_url(empty_url: str) -> No
 
 
 async def insert_old_matches(url: str, metas: dict[str, dict[str, Any]]) -> None:
-    db = Database(url)
-    try:
-        async with db.write() as conn:
-            await conn.execute(sa.insert(OLD_MATCHES), [
-                {"id": match_id, "variant": "bulgarian", "options": {}, "meta": meta,
-                 "started_at": datetime(2026, 1, 1, tzinfo=UTC), "total0": 0, "total1": 0}
-                for match_id, meta in metas.items()])
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.write() as conn:
+        await conn.execute(sa.insert(OLD_MATCHES), [
+            {"id": match_id, "variant": "bulgarian", "options": {}, "meta": meta,
+             "started_at": datetime(2026, 1, 1, tzinfo=UTC), "total0": 0, "total1": 0}
+            for match_id, meta in metas.items()])
 
 
 async def private_flags(url: str) -> dict[str, bool]:
-    db = Database(url)
-    try:
-        async with db.read() as session:
-            rows = await session.execute(select(Match.id, Match.private))
-            return {match_id: private for match_id, private in rows}
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.read() as session:
+        rows = await session.execute(select(Match.id, Match.private))
+        return {match_id: private for match_id, private in rows}
 
 
 def test_private_is_filled_in_from_meta(empty_url: str) -> None:
@@ -99,8 +87,7 @@ def test_private_is_filled_in_from_meta(empty_url: str) -> None:
 async def rate_old_match(url: str) -> list[tuple[Any, ...]]:
     """Rate the upgraded database's old match as if it had been rated: the new tables
     take rows that point at the old ones."""
-    db = Database(url)
-    try:
+    async with opened(url) as db:
         async with db.write() as conn:
             await conn.execute(sa.update(Match).where(Match.id == "M1").values(
                 end_reason=None, meta={"seed": 1, "table": {"rated": True}}))
@@ -110,8 +97,6 @@ async def rate_old_match(url: str) -> list[tuple[Any, ...]]:
             rows = await session.execute(select(
                 RatingChange.match_id, RatingChange.player_id, RatingChange.matches))
             return [tuple(row) for row in rows]
-    finally:
-        await db.dispose()
 
 
 def test_0005_keeps_every_guests_and_accounts_history(empty_url: str) -> None:

@@ -18,6 +18,7 @@ from app.matchlog import LoggedAction, MatchEnd
 from app.vocabulary import EndReason
 from engine import Options, replay
 from engine.record import replay_report
+from tests.test_db_support import opened
 
 from .test_db_support import BACKENDS, SEATS, pass_the_first_deal, play_logged, run
 
@@ -33,8 +34,7 @@ OPTIONS = [
 @pytest.mark.parametrize("options", OPTIONS, ids=["bulgarian", "classic", "cut-only"])
 def test_record_rebuilt_from_log_equals_live_record(db_url: str, options: Options) -> None:
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             live = await play_logged(repo, "m1", options, seed=11)
             assert live.match.is_over
@@ -48,16 +48,13 @@ def test_record_rebuilt_from_log_equals_live_record(db_url: str, options: Option
             assert rebuilt.results == live.match.results
             assert (rebuilt.totals, rebuilt.winner) == (live.match.totals, live.match.winner)
             assert await repo.load_unfinished() == []
-        finally:
-            await db.dispose()
 
     run(scenario())
 
 
 def test_unfinished_matches_are_recovered_where_they_stopped(db_url: str) -> None:
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             done = await play_logged(repo, "done", OPTIONS[0], seed=3)
             mid = await play_logged(repo, "mid", OPTIONS[1], seed=4, stop_after=50)
@@ -74,16 +71,13 @@ def test_unfinished_matches_are_recovered_where_they_stopped(db_url: str) -> Non
                 if live.match.deals:
                     assert table.observation(0).to_dict() == live.match.observation(0).to_dict()
                 assert [s.name for s in log.seats] == [s.name for s in SEATS]
-        finally:
-            await db.dispose()
 
     run(scenario())
 
 
 def test_public_record_leaves_out_the_deal_in_progress(db_url: str) -> None:
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             live = await play_logged(repo, "m", OPTIONS[0], seed=8, stop_after=80)
             assert live.match.deal is not None and not live.match.deal.is_over
@@ -94,8 +88,6 @@ def test_public_record_leaves_out_the_deal_in_progress(db_url: str) -> None:
             assert len(public["deals"]) == finished
             assert public["deals"] == log.record()["deals"][:finished]
             assert replay(public).results == live.match.results
-        finally:
-            await db.dispose()
 
     run(scenario())
 
@@ -107,8 +99,7 @@ def test_public_record_holds_back_a_thrown_in_deck_the_next_deal_is_cut_from(
 ) -> None:
     """Until the match ends: the next deal (here in progress) is a cut of that deck."""
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             live = await play_logged(repo, "m", options, seed=3, choose=pass_the_first_deal,
                                      stop_after=6)
@@ -120,8 +111,6 @@ def test_public_record_holds_back_a_thrown_in_deck_the_next_deal_is_cut_from(
             log = await repo.load("m")
             assert log is not None and log.public_deals() == 1
             assert replay(log.record(public=True)).results == live.match.results
-        finally:
-            await db.dispose()
 
     run(scenario())
 
@@ -130,8 +119,7 @@ def test_concurrent_tables_each_keep_their_order(db_url: str) -> None:
     """Many tables writing at once: no lock errors on SQLite, every log complete."""
 
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             lives = await asyncio.gather(*(
                 play_logged(repo, f"t{i}", OPTIONS[i % 2], seed=i, stop_after=40)
@@ -141,16 +129,13 @@ def test_concurrent_tables_each_keep_their_order(db_url: str) -> None:
             for live in lives:
                 record = logs[live.id].record()
                 assert record == live.record(record)
-        finally:
-            await db.dispose()
 
     run(scenario())
 
 
 def test_an_action_at_a_taken_place_is_refused_and_a_retry_is_not(db_url: str) -> None:
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             await play_logged(repo, "m", OPTIONS[0], seed=1, stop_after=1)
             log = await repo.load("m")
@@ -165,24 +150,19 @@ def test_an_action_at_a_taken_place_is_refused_and_a_retry_is_not(db_url: str) -
             assert again is not None and again.actions == [[first]]
             with pytest.raises(StorageError):  # no such deal
                 await repo.append_action("m", 5, 0, first)
-        finally:
-            await db.dispose()
 
     run(scenario())
 
 
 def test_bad_options_and_seats_are_refused_before_writing(db_url: str) -> None:
     async def scenario() -> None:
-        db = Database(db_url)
-        try:
+        async with opened(db_url) as db:
             repo = Repository(db)
             with pytest.raises(ValueError):
                 await repo.create_match("m", "bulgarian", {"no_such_flag": 1}, SEATS)
             with pytest.raises(ValueError):
                 await repo.create_match("m", "bulgarian", {}, SEATS[:3])
             assert await repo.load("m") is None
-        finally:
-            await db.dispose()
 
     run(scenario())
 
@@ -195,14 +175,11 @@ def test_unreachable_database_raises_storage_unavailable(backend: str, tmp_path:
     )
 
     async def scenario() -> None:
-        db = Database(url)
-        try:
+        async with opened(url) as db:
             with pytest.raises(StorageUnavailable):
                 await Repository(db).append_action(uuid.uuid4().hex, 0, 0, LoggedAction(0, 70))
             with pytest.raises(StorageUnavailable):
                 await Repository(db).load_unfinished()
-        finally:
-            await db.dispose()
             # The failed aiosqlite connection sits in a traceback cycle: finalise it while
             # its loop still runs, or its worker thread reports into a closed loop.
             gc.collect()

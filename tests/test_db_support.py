@@ -9,9 +9,10 @@ the run: it is never skipped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,6 +39,16 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
+@contextlib.asynccontextmanager
+async def opened(url: str) -> AsyncIterator[Database]:
+    """A database of its own for a test's few reads or writes, disposed after."""
+    db = Database(url)
+    try:
+        yield db
+    finally:
+        await db.dispose()
+
+
 @pytest.fixture(scope="session")
 def migrated_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """One SQLite file and one PostgreSQL database for the session, migrated to head."""
@@ -50,14 +61,10 @@ def migrated_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
 
 
 async def _empty(url: str) -> None:
-    db = Database(url)
-    try:
-        async with db.write() as conn:
-            for table in (models.Action, models.Deal, models.MatchSeat, models.Match,
-                          models.Player):
-                await conn.execute(delete(table))
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.write() as conn:
+        for table in (models.Action, models.Deal, models.MatchSeat, models.Match,
+                      models.Player):
+            await conn.execute(delete(table))
 
 
 @pytest.fixture(params=BACKENDS)

@@ -14,10 +14,9 @@ from sqlalchemy import insert
 
 from app import ratings
 from app.db import models
-from app.db.session import Database
 from app.models import RatingView
 from tests.test_accounts import auth, make_client, sign_up
-from tests.test_db_support import run
+from tests.test_db_support import opened, run
 
 pytest_plugins = ["tests.test_db_support"]
 
@@ -31,14 +30,10 @@ def client(db_url: str) -> Iterator[TestClient]:
 
 
 async def insert_rows(url: str, rows: dict[type[models.Base], list[dict[str, Any]]]) -> None:
-    db = Database(url)
-    try:
-        async with db.write() as conn:
-            for model, values in rows.items():
-                if values:
-                    await conn.execute(insert(model), values)
-    finally:
-        await db.dispose()
+    async with opened(url) as db, db.write() as conn:
+        for model, values in rows.items():
+            if values:
+                await conn.execute(insert(model), values)
 
 
 def rating_row(player: str, variant: str, mu: float, sigma: float, matches: int,

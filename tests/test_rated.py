@@ -42,7 +42,7 @@ from engine import Options
 from tests.actors import ANA, PATIENCE, first_message, next_message
 from tests.conftest import app_settings
 from tests.fake_clock import FakeClock
-from tests.test_accounts import auth, make_client, sign_up
+from tests.test_accounts import auth, make_client, refused, sign_up
 from tests.test_db_support import run
 from tests.waiting import eventually
 
@@ -57,11 +57,6 @@ QUICK = Options.make("bulgarian", target_score=1)  # over after the first deal t
 def client(db_url: str) -> Iterator[TestClient]:
     with make_client(db_url) as test_client:
         yield test_client
-
-
-def refused(response: Any, status: int, code: str) -> None:
-    assert response.status_code == status, response.text
-    assert response.json()["detail"]["code"] == code
 
 
 # ------------------------------------------------------------------ REST: who may sit

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 PREFIX = "sess_"  # account tokens start so; guest tokens never do (itsdangerous: "eyJ...")
 CACHE_SECONDS = 60
 SLIDE_EVERY = timedelta(days=1)
+MAX_SESSIONS = 20  # live sessions an account keeps (devices); a new one ends the oldest past it
 _ENDED = "ended"
 
 
@@ -62,15 +63,23 @@ class Sessions:
 
     async def create(self, player_id: str) -> str:
         """A new session of ``player_id``; the token is returned once and kept nowhere.
-        Lapsed sessions of the account are swept on the way."""
+        Lapsed sessions of the account are swept on the way, and past MAX_SESSIONS the
+        oldest end: logging in again and again keeps no more rows than that."""
         token = PREFIX + secrets.token_urlsafe(32)
         now = _now()
         s = models.Session
+        newest = (select(s.token_hash).where(s.player_id == player_id)
+                  .order_by(s.created_at.desc()).limit(MAX_SESSIONS))
         async with self._db.write() as conn:
             await conn.execute(delete(s).where(s.player_id == player_id, s.expires_at <= now))
             await conn.execute(insert(s), {
                 "token_hash": token_hash(token), "player_id": player_id,
                 "created_at": now, "expires_at": now + self._life})
+            rows = await conn.execute(delete(s).where(s.player_id == player_id,
+                                                      s.token_hash.not_in(newest))
+                                      .returning(s.token_hash))
+            ended = list(rows.scalars())
+        await self._tombstones(ended)
         return token
 
     async def read(self, token: str) -> SessionOwner | None:

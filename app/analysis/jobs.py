@@ -101,14 +101,14 @@ class Analyses:
         row = await rows.get(self._database, match_id)
         if row is None or not await rows.start(self._database, match_id):
             return
-        record = await self._record(match_id)
         reporter = _Reporter(self._database, match_id)
         try:
+            record = await self._record(match_id)
             result = await self._pool.review(match_id, record, row.seed, row.samples,
                                              reporter.report)
         except (StorageError, asyncio.CancelledError):
             raise
-        except Exception as error:  # the review's own failure: this job is over
+        except Exception as error:  # the match's record or its review failed: this job is over
             logger.exception("analysis of %s failed", match_id)
             await reporter.close()
             await rows.fail(self._database, match_id, f"{type(error).__name__}: {error}")

@@ -5,12 +5,14 @@ of the server reads and hands to the loop.  The loop only awaits futures."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import multiprocessing
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.queues import Queue
 from typing import Any
 
@@ -34,8 +36,10 @@ class ReviewPool:
         context = multiprocessing.get_context("spawn")  # the server runs a loop and threads
         self._queue: Queue[tuple[str, float] | None] = context.Queue()
         self._cpu_seconds = cpu_seconds
-        self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                         initargs=(os.getpid(), nice, self._queue))
+        self._executor = functools.partial(
+            ProcessPoolExecutor, workers, mp_context=context, initializer=_start_worker,
+            initargs=(os.getpid(), nice, self._queue))
+        self._pool = self._executor()
         self._listeners: dict[str, Progress] = {}
         self._reader: threading.Thread | None = None
 
@@ -58,11 +62,26 @@ class ReviewPool:
         """``review_json`` of the record's review; ``progress`` hears of each decision."""
         self._listeners[key] = progress
         try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, review_record, key, dict(record),
-                                              seed, samples, self._cpu_seconds)
+            try:
+                return await self._submit(key, record, seed, samples)
+            except BrokenProcessPool:  # a worker died (killed, out of memory): the pool
+                self._renew()  # takes no more work; a new one takes this review once more
+                return await self._submit(key, record, seed, samples)
+        except BrokenProcessPool:
+            self._renew()  # for the jobs after this one, which fails
+            raise
         finally:
             del self._listeners[key]
+
+    async def _submit(self, key: str, record: Mapping[str, Any], seed: int,
+                      samples: int) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, review_record, key, dict(record), seed,
+                                          samples, self._cpu_seconds)
+
+    def _renew(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._executor()
 
     async def close(self, timeout: float = EXIT_TIMEOUT) -> None:
         """Stop the workers (a review in hand is killed after ``timeout``: its job stays

@@ -36,15 +36,15 @@ def test_a_finished_match_is_analysed(browser: Browser, tmp_path: Path) -> None:
             summary = page.locator("[data-testid=analysis-summary] tbody tr")
             expect(summary).to_have_count(4)
             expect(summary.first).to_contain_text("Ana")
-
-            page.goto(f"/#/replay/{table_id}")
-            evaluation = page.locator("[data-testid=analysis-evaluation]")
-            expect(evaluation).to_be_visible()
-            expect(evaluation.locator("[data-grade]").first).to_be_visible()  # the auction's
             moments = page.locator("[data-testid=analysis-moments] a")
-            if moments.count():  # a jump lands on the frame that shows the decision
+            evaluation = page.locator("[data-testid=analysis-evaluation]")
+            if moments.count():  # a jump lands on the replay's frame that shows the decision
                 step = moments.first.get_attribute("data-step")
                 moments.first.click()
                 expect(evaluation.locator(f"li[data-step='{step}']").first).to_be_visible()
+
+            page.goto(f"/#/replay/{table_id}")
+            expect(evaluation).to_be_visible()
+            expect(evaluation.locator("[data-grade]").first).to_be_visible()  # the auction's
         finally:
             context.close()

@@ -79,7 +79,7 @@ async def leaderboard(
     try:
         after = None if cursor is None else queries.BoardCursor.decode(cursor)
     except ValueError:
-        raise ApiError(422, "bad_cursor", "cursor is not one this server gave") from None
+        raise ApiError(422, "bad_cursor", "cursor is malformed: pass a `next` as it came") from None
     rows, last = await queries.leaderboard(session, variant.value, limit, after)
     return Leaderboard(
         variant=variant.value,

@@ -26,8 +26,7 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
     element.dataset.status = status ? status.status : "none";
     if (!status) {
       fill(element, h("h2", {}, t("analysis.title")), h("p.analysis-intro", {}, t("analysis.intro")),
-        h("button.history-button.analysis-start", { type: "button", "data-testid": "analyse", onclick: ask },
-          t("analysis.analyse")));
+        startButton());
     } else if (status.status === "done") {
       panel.review = status.result;
       fill(element, summary ? reviewSummary(ctx, status.result, { nameOf, jumpTo })
@@ -42,6 +41,7 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
         h("progress.analysis-progress", {
           max: 100, value: percent, "data-testid": "analysis-progress", "aria-label": t("analysis.progress", { percent }),
         }), h("span.analysis-percent", {}, `${percent}%`));
+      if (timer !== null) clearTimeout(timer);
       timer = setTimeout(poll, POLL_MS);
     }
   }
@@ -49,8 +49,15 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
   function failed(error) {
     if (closed) return;
     if (error && error.status === 404 && error.code === "no_analysis") { show(null); return; }
-    const key = error && error.code === "match_not_over" ? "analysis.not_over" : "analysis.error";
-    fill(element, h("h2", {}, t("analysis.title")), h("p.history-error", { role: "alert" }, t(key)));
+    const over = !(error && error.code === "match_not_over");
+    fill(element, h("h2", {}, t("analysis.title")),
+      h("p.history-error", { role: "alert" }, t(over ? "analysis.error" : "analysis.not_over")),
+      over ? startButton() : null);  // a blip or a busy server: the player may ask again
+  }
+
+  function startButton() {
+    return h("button.history-button.analysis-start", { type: "button", "data-testid": "analyse", onclick: ask },
+      t("analysis.analyse"));
   }
 
   function poll() {
@@ -58,7 +65,8 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
     Promise.resolve(ctx.api("GET", path)).then(show, failed);
   }
 
-  function ask() {
+  function ask(event) {
+    event.currentTarget.disabled = true;  // one request, one poller: the answer redraws the panel
     Promise.resolve(ctx.api("POST", path)).then(show, failed);
   }
 

@@ -66,10 +66,12 @@ export async function logOut() {
   loggingOut = true;
   try {
     await api("DELETE", "/api/sessions");
+  } catch (error) {
+    if (error.status !== 401) throw error;  // still signed in, here and there: try again
   } finally {
-    forgetGuest();
     loggingOut = false;
   }
+  forgetGuest();
 }
 
 /** `anonymous`: send no token (a log-in must not carry the guest it replaces). */

@@ -156,6 +156,7 @@ export function renderReplay(root, ctx, rawId) {
     }
     fill(select, dealOptions(ctx, data));
     analysis = analysisPanel(ctx, id, {
+      summary: false,  // the match page has it; here each decision is judged by the table
       nameOf: (seat) => seatName(ctx, data, seat),
       jumpTo: (decision) => decisionRoute(id, data.deals, decision),
       onDone: () => { if (!gone) draw(); },
