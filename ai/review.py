@@ -22,7 +22,7 @@ Pure: no I/O, deterministic for a seed (each decision draws from its own generat
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -52,6 +52,7 @@ Grade = Literal["good", "inaccuracy", "mistake", "blunder"]
 Kind = Literal["bid", "announce", "belot", "card"]
 
 DEFAULT_SAMPLES = 4
+MORE_SAMPLES = 3  # a card, belot or announcement that may have lost: up to 3x the samples
 # Loss thresholds (inaccuracy, mistake, blunder; card points of the deal's score lead),
 # from the distributions measured on bot matches (docs/analysis.md): at or above each,
 # the decision gets the grade.  A call is judged over whole deals still to be dealt and
@@ -60,7 +61,7 @@ THRESHOLDS: dict[str, tuple[float, float, float]] = {
     "card": (10.0, 30.0, 80.0),
     "belot": (10.0, 30.0, 80.0),
     "announce": (10.0, 30.0, 80.0),
-    "bid": (40.0, 100.0, 200.0),
+    "bid": (100.0, 200.0, 300.0),
 }
 NO_ANNOUNCEMENT = "no announcement"  # the choice of not announcing (any more)
 MOST_BIDS = 8  # bid choices listed: the best ones, and the one played
@@ -131,12 +132,14 @@ def grade_of(kind: str, loss: float) -> Grade:
 
 
 def review(record: Mapping[str, Any], *, seed: int = 0, samples: int = DEFAULT_SAMPLES,
+           seats: Collection[int] = range(4),
            progress: Callable[[int, int], None] | None = None) -> MatchReview:
-    """Judge every decision of a (finished or partial) match record; RecordError if the
-    record is not valid.  ``progress(done, total)`` after each decision."""
+    """Judge every decision of ``seats`` in a (finished or partial) match record;
+    RecordError if the record is not valid.  ``progress(done, total)`` after each
+    decision.  A decision's judgement does not depend on which other seats are judged."""
     if samples < 1:
         raise ValueError("samples must be at least 1")
-    moments = _moments(record)
+    moments = [m for m in _moments(record) if m.obs.seat in seats]
     judge = _Judge(read_options(record), seed, samples)
     decisions = []
     for done, moment in enumerate(moments, 1):
@@ -239,21 +242,36 @@ class _Judge:
     # ------------------------------------------------------------------ play phase
 
     def play_values(self, m: _Moment) -> tuple[dict[str, float], dict[str, float]]:
-        """Informed and hindsight values of the choices of a play-phase moment."""
+        """Informed and hindsight values of the choices of a play-phase moment.
+
+        ``samples`` worlds at least; while the choice made is not the best on the worlds
+        drawn so far, more, up to ``MORE_SAMPLES`` times as many: a choice that seems to
+        lose gets its loss measured on more deals (up to more than the hard bot draws in
+        play), one that is the best on the first worlds is judged good at once, as the
+        hard bot stops sampling when its samples agree."""
         obs = m.obs
         assert obs.contract is not None
         solver = self.solver(m.deal, obs.contract)
         rng = self.rng(m)
         knowledge = infer(obs)
-        worlds = []
-        for _ in range(self.samples):
+        scorers = self._scorers(m)
+        taken = next(iter(scorers.values())).taken
+        played = _played_text(m)
+        worlds: list[list[Mask]] = []
+        solved: list[dict[Card, int]] = []
+        while True:
             hands = sample(knowledge, rng)
             hands[obs.seat] = obs.hand
             worlds.append(hands)
+            solved.append(solver.move_values(hands, obs.trick, obs.leader, taken))
+            if len(worlds) >= self.samples:
+                informed = self._valued(m, worlds, solved, scorers)
+                if (informed[played] == max(informed.values())
+                        or len(worlds) == self.samples * MORE_SAMPLES):
+                    break
         truth = list(m.hands)
-        scorers = self._scorers(m)
-        informed = self._valued(m, solver, worlds, scorers)
-        return informed, self._valued(m, solver, [truth], scorers)
+        hindsight = [solver.move_values(truth, obs.trick, obs.leader, taken)]
+        return informed, self._valued(m, [truth], hindsight, scorers)
 
     def _scorers(self, m: _Moment) -> dict[str, Scorer]:
         """For an announcement, one scorer per choice (what is declared differs)."""
@@ -265,13 +283,11 @@ class _Judge:
                 scorers[action_name(a)] = Scorer(m.obs, ((m.obs.seat, a - ANNOUNCE),))
         return scorers
 
-    def _valued(self, m: _Moment, solver: Solver, worlds: list[list[Mask]],
+    @staticmethod
+    def _valued(m: _Moment, worlds: list[list[Mask]], solved: list[dict[Card, int]],
                 scorers: dict[str, Scorer]) -> dict[str, float]:
-        """The mean over ``worlds`` of each choice's score lead."""
-        obs = m.obs
-        any_scorer = next(iter(scorers.values()))
-        solved = [solver.move_values(hands, obs.trick, obs.leader, any_scorer.taken)
-                  for hands in worlds]
+        """The mean over ``worlds`` (each solved: team 0's points after each card) of
+        each choice's score lead."""
         n = len(worlds)
         if m.kind == "card":
             scorer = scorers[""]

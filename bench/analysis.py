@@ -1,32 +1,40 @@
 """Measures the match review (ai/review.py); figures in docs/analysis.md.
 
     python bench/analysis.py speed  [--samples 2 4 6]            # CPU per whole match
-    python bench/analysis.py levels [--matches 10] [--deals 0]   # loss per level, grades
+    python bench/analysis.py levels [--matches 10] [--deals 0] [--jobs 2] [--out F]
+    python bench/analysis.py summary F                           # the figures of a run
 
 ``speed`` plays one 151-point Bulgarian match of hard bots and reviews it whole at each
 sample count (CPU seconds: the process's own time, so other load on the machine inflates
 it little).  ``levels`` plays, per variant, ``--matches`` matches of each level (team 0:
 easy, normal or hard) against hard (team 1), reviews team 0's decisions (the first
-``--deals`` deals of each match, 0 for all) and prints the mean loss per decision with
-its 95% interval over matches, per level; how often hard's choices are graded good; the mean loss
-per kind of decision (pooled); and how many grades a second seed keeps.
+``--deals`` deals of each match, 0 for all; match ``i`` has the same seed for every
+level, so their first deals are dealt the same cards) and prints, per level, the mean loss
+per decision with its 95% interval over matches, in all and per kind; the levels' paired
+differences; the grades' shares; and how many of hard's grades a second seed keeps.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
+import multiprocessing
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from ai.arena import mean_ci
+from ai.arena import mean_ci, percentile
 from ai.bot import LEVELS, make_bot
-from ai.review import DEFAULT_SAMPLES, Decision, review
+from ai.review import DEFAULT_SAMPLES, grade_of, review
 from engine.match import Match
 from engine.options import Options
 from engine.record import write_record
 
 BOT_BUDGET_S = 0.3  # the hard bots' cap per decision while the matches are played
+GRADES = ("good", "inaccuracy", "mistake", "blunder")
+KINDS = ("card", "bid", "announce", "belot")
 
 
 def play(variant: str, levels: tuple[str, str], seed: int, deals: int = 0) -> dict[str, Any]:
@@ -55,50 +63,104 @@ def speed(samples: list[int], seed: int) -> None:
               f"{1000 * cpu / len(result.decisions):.0f} ms per decision")
 
 
-def levels(variants: list[str], matches: int, deals: int, samples: int, seed: int) -> None:
-    for variant in variants:
-        print(f"== {variant}: {matches} matches per level, deals "
-              f"{deals or 'all'}, samples {samples}")
+def levels(variants: list[str], levels: list[str], matches: int, deals: int, samples: int,
+           seed: int, jobs: int, out: Path) -> None:
+    """Play and review every (variant, match, level) not yet in ``out`` (one JSON line
+    each, so that a long run can be stopped and resumed), on ``jobs`` processes; then
+    print the figures from the whole file."""
+    done = {(r["variant"], r["match"], r["level"]) for r in _rows(out)}
+    tasks = [(v, seed + i, level, deals, samples, seed) for v in variants
+             for i in range(matches) for level in levels if (v, seed + i, level) not in done]
+    print(f"{len(tasks)} reviews to run on {jobs} processes, {len(done)} already in {out}",
+          flush=True)
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool, out.open("a") as f:
+        for row in pool.imap_unordered(_judge_level, tasks):
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+    summary(out)
+
+
+def _judge_level(task: tuple[str, int, str, int, int, int]) -> dict[str, Any]:
+    """One match of ``level`` (team 0) against hard: team 0's decisions, and for hard a
+    second review with another seed, to count the grades it keeps."""
+    variant, match, level, deals, samples, seed = task
+    start = time.process_time()
+    record = play(variant, (level, "hard"), match, deals)
+    result = review(record, seed=seed, samples=samples, seats=(0, 2))
+    row: dict[str, Any] = {
+        "variant": variant, "match": match, "level": level,
+        "decisions": [[d.kind, d.loss, d.hindsight_loss] for d in result.decisions]}
+    if level == "hard":
+        again = review(record, seed=seed + 1, samples=samples, seats=(0, 2))
+        row["other_seed"] = [[d.kind, d.loss] for d in again.decisions]
+    row["cpu"] = time.process_time() - start
+    return row
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def summary(path: Path) -> None:
+    """Per variant and level: mean loss per decision with its 95% interval over matches,
+    per kind, the grades' shares; the levels' paired differences (the same matches'
+    first deals: same cards); how many grades another seed keeps, per kind."""
+    rows = _rows(path)
+    for variant in sorted({r["variant"] for r in rows}):
+        mine = [r for r in rows if r["variant"] == variant]
+        by = {(r["level"], r["match"]): r["decisions"] for r in mine}
+        n_matches = len({r["match"] for r in mine})
+        cpu = sum(r["cpu"] for r in mine)
+        print(f"== {variant}: {n_matches} matches, {cpu / 60:.0f} min of CPU in all")
         for level in LEVELS:
-            per_match: list[float] = []
-            grades: Counter[str] = Counter()
-            kind_loss: dict[str, float] = dict.fromkeys(("bid", "announce", "belot", "card"), 0.0)
-            kind_count: Counter[str] = Counter()
-            agree = total = 0
-            for i in range(matches):
-                record = play(variant, (level, "hard"), seed + i, deals)
-                result = review(record, seed=seed, samples=samples)
-                ours = [d for d in result.decisions if d.seat & 1 == 0]
-                if not ours:
-                    continue
-                per_match.append(sum(d.loss for d in ours) / len(ours))
-                grades.update(d.grade for d in ours)
-                for d in ours:
-                    kind_loss[d.kind] += d.loss
-                    kind_count[d.kind] += 1
-                if level == "hard":
-                    again = review(record, seed=seed + 1, samples=samples)
-                    a, t = _agreement(result.decisions, again.decisions)
-                    agree, total = agree + a, total + t
-            mean, low, high = mean_ci(per_match)
-            n = sum(grades.values())
-            shares = ", ".join(f"{g} {100 * grades[g] / n:.0f}%"
-                               for g in ("good", "inaccuracy", "mistake", "blunder"))
-            print(f"{level:6s}: mean loss {mean:6.2f} per decision "
-                  f"[{low:.2f}, {high:.2f}] over {len(per_match)} matches, {n} decisions; "
-                  f"{shares}")
-            print("        by kind: " + ", ".join(
-                f"{k} {kind_loss[k] / kind_count[k]:.1f} ({kind_count[k]})"
-                for k in ("bid", "announce", "belot", "card") if kind_count[k]))
-            if total:
-                print(f"        grades kept by another seed: {agree}/{total} "
-                      f"({100 * agree / total:.0f}%)")
+            ds = [d for (lv, _), v in by.items() if lv == level for d in v]
+            if not ds:
+                continue
+            grades: Counter[str] = Counter(grade_of(d[0], d[1]) for d in ds)
+            shares = ", ".join(f"{g} {100 * grades[g] / len(ds):.0f}%" for g in GRADES)
+            print(f"{level:6s}: {len(ds)} decisions; {shares}")
+            for kind in ("all", *KINDS):
+                means = _per_match(by, level, kind)
+                if means:
+                    m, lo, hi = mean_ci(list(means.values()))
+                    print(f"        {kind:8s} mean loss {m:6.2f} [{lo:6.2f}, {hi:6.2f}] "
+                          f"over {len(means)} matches")
+        for a, b in itertools.pairwise(LEVELS):
+            for kind in ("all", *KINDS):
+                ma, mb = _per_match(by, a, kind), _per_match(by, b, kind)
+                both = sorted(ma.keys() & mb.keys())
+                if len(both) > 1:
+                    m, lo, hi = mean_ci([ma[i] - mb[i] for i in both])
+                    print(f"{a} - {b} {kind:8s}: {m:+6.2f} [{lo:+6.2f}, {hi:+6.2f}] "
+                          f"(paired over {len(both)} matches)")
+        for kind in KINDS:
+            losses = sorted(d[1] for (lv, _), v in by.items() if lv == "hard"
+                            for d in v if d[0] == kind)
+            if losses:
+                print(f"hard, {kind} losses: {len(losses)}, quantiles " + ", ".join(
+                    f"p{q} {percentile(losses, q):.0f}" for q in (50, 75, 90, 95, 99))
+                      + f", max {losses[-1]:.0f}")
+        again = [(d, e) for r in mine if "other_seed" in r
+                 for d, e in zip(r["decisions"], r["other_seed"], strict=True)]
+        for kind in ("all", *KINDS):
+            pairs = [(d, e) for d, e in again if kind in ("all", d[0])]
+            if pairs:
+                kept = sum(1 for d, e in pairs if grade_of(d[0], d[1]) == grade_of(e[0], e[1]))
+                print(f"hard, grades kept by another seed, {kind:8s}: {kept}/{len(pairs)} "
+                      f"({100 * kept / len(pairs):.0f}%)")
 
 
-def _agreement(a: tuple[Decision, ...], b: tuple[Decision, ...]) -> tuple[int, int]:
-    """Decisions graded alike by two reviews of the same match (both judge the same
-    decisions: which moments are decisions does not depend on the seed)."""
-    return sum(1 for x, y in zip(a, b, strict=True) if x.grade == y.grade), len(a)
+def _per_match(by: dict[tuple[str, int], list[list[Any]]], level: str,
+               kind: str) -> dict[int, float]:
+    """Per match, the level's mean loss per decision (of one kind, or all)."""
+    out = {}
+    for (lv, match), decisions in by.items():
+        losses = [d[1] for d in decisions if lv == level and kind in ("all", d[0])]
+        if losses:
+            out[match] = sum(losses) / len(losses)
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -109,15 +171,23 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--seed", type=int, default=1)
     lv = sub.add_parser("levels")
     lv.add_argument("--variants", nargs="+", default=["bulgarian", "classic"])
+    lv.add_argument("--levels", nargs="+", default=list(LEVELS), choices=LEVELS)
     lv.add_argument("--matches", type=int, default=10)
     lv.add_argument("--deals", type=int, default=0)
     lv.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     lv.add_argument("--seed", type=int, default=1)
+    lv.add_argument("--jobs", type=int, default=1)
+    lv.add_argument("--out", type=Path, default=Path("bench-analysis-levels.jsonl"))
+    sm = sub.add_parser("summary")
+    sm.add_argument("out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "speed":
         speed(args.samples, args.seed)
+    elif args.command == "levels":
+        levels(args.variants, args.levels, args.matches, args.deals, args.samples, args.seed,
+               args.jobs, args.out)
     else:
-        levels(args.variants, args.matches, args.deals, args.samples, args.seed)
+        summary(args.out)
 
 
 if __name__ == "__main__":

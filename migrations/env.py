@@ -56,7 +56,9 @@ def do_run_migrations(connection: Connection) -> None:
 
 
 async def run_async_migrations() -> None:
-    engine = make_engine(url, poolclass=pool.NullPool)
+    # No bound per statement: a migration may rewrite or fill whole tables (0007 sums a
+    # million matches' history), where the server's bound is for a table's short writes.
+    engine = make_engine(url, statement_timeout=None, poolclass=pool.NullPool)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(do_run_migrations)

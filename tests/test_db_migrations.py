@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from alembic import command
 from sqlalchemy import inspect, select
 
-from app.db.migrate import ALEMBIC_INI, alembic_config
-from app.db.models import Base, Match, RatingChange, UTCDateTime
+from app.db.migrate import ALEMBIC_INI, alembic_config, upgrade
+from app.db.models import (
+    Base,
+    BotTally,
+    Deal,
+    Match,
+    MatchSeat,
+    Player,
+    PlayerTally,
+    RatingChange,
+    UTCDateTime,
+)
 from app.db.storage import DatabaseStorage
 from app.matchlog import MatchEnd
 from app.vocabulary import EndReason
@@ -101,7 +113,8 @@ async def rate_old_match(url: str) -> list[tuple[Any, ...]]:
 
 def test_0005_keeps_every_guests_and_accounts_history(empty_url: str) -> None:
     """From revision 0004 with a guest's match and an account, up through 0005: every row
-    as it was, and the old match's player can then be rated; down again, still whole."""
+    as it was, and (at head) the old match's player can then be rated; down again, still
+    whole."""
     config = alembic_config(empty_url)
     command.upgrade(config, "0004")
     run(fill(empty_url))
@@ -109,9 +122,89 @@ def test_0005_keeps_every_guests_and_accounts_history(empty_url: str) -> None:
     before = run(rows_of(empty_url))
     command.upgrade(config, "0005")
     assert run(rows_of(empty_url)) == before
+    command.upgrade(config, "head")  # the code of today writes today's tables
     assert run(rate_old_match(empty_url)) == [("M1", "g-ana", 1)]
     command.downgrade(config, "0004")
     after = run(rows_of(empty_url))
     assert after["players"] == before["players"]
     assert after["match_seats"] == before["match_seats"]
     assert run(table_names(empty_url)) >= {"accounts", "sessions", "matches", "players"}
+
+
+def history(seed: int) -> list[dict[str, Any]]:
+    """Matches of four players and bots of every level: some private, some still on
+    (counted nowhere), deals bid by every seat with every outcome."""
+    rng = random.Random(seed)
+    matches = []
+    for i in range(12):
+        people = rng.sample(["p0", "p1", "p2", "p3"], rng.randint(1, 3))
+        kinds = people + [rng.choice(("easy", "normal", "hard")) for _ in range(4 - len(people))]
+        rng.shuffle(kinds)
+        if i == 0:  # two bots of one level on one side count once
+            kinds = ["p0", "hard", "hard", "hard"]
+        winner = rng.randrange(2)
+        totals = (151, rng.randint(0, 150)) if winner == 0 else (rng.randint(0, 150), 151)
+        matches.append({
+            "id": f"m{i}", "variant": rng.choice(("bulgarian", "classic")),
+            "private": rng.random() < 0.3, "over": i < 10, "winner": winner, "totals": totals,
+            "seats": kinds, "deals": [(rng.randrange(4), rng.choice(
+                ("made", "failed", "hanging", "redeal", None))) for _ in range(4)]})
+    return matches
+
+
+async def insert_history(url: str, matches: list[dict[str, Any]], *, ended: bool) -> None:
+    """The matches' rows; ``ended``: as ended before revision 0007 (no tallies), else on."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    async with opened(url) as db, db.write() as conn:
+        await conn.execute(sa.insert(Player), [
+            {"id": p, "name": p, "created_at": at} for p in ("p0", "p1", "p2", "p3")])
+        for m in matches:
+            end = ({"finished_at": at, "end_reason": "won", "winner": m["winner"],
+                    "total0": m["totals"][0], "total1": m["totals"][1]}
+                   if ended and m["over"] else {})
+            await conn.execute(sa.insert(Match).values(
+                id=m["id"], variant=m["variant"], options={}, meta={}, private=m["private"],
+                started_at=at, **end))
+            await conn.execute(sa.insert(MatchSeat), [
+                {"match_id": m["id"], "seat": seat, "name": who,
+                 **({"player_id": who, "kind": "human", "level": None} if who.startswith("p")
+                    else {"player_id": None, "kind": "bot", "level": who})}
+                for seat, who in enumerate(m["seats"])])
+            await conn.execute(sa.insert(Deal), [
+                {"match_id": m["id"], "idx": i, "dealer": 0, "deck": "", "started_at": at,
+                 "bidder": bidder, "outcome": outcome}
+                for i, (bidder, outcome) in enumerate(m["deals"])])
+
+
+async def tallies(url: str) -> list[list[tuple[Any, ...]]]:
+    """Both tally tables' rows, sorted."""
+    async with opened(url) as db, db.read() as session:
+        return [sorted(tuple(row) for row in await session.execute(
+            select(*model.__table__.columns))) for model in (PlayerTally, BotTally)]
+
+
+def test_0007_tallies_the_history_as_the_server_counts_each_match(empty_url: str,
+                                                                  tmp_path: Path) -> None:
+    """The tallies migration 0007 makes from the history are those the server makes by
+    counting each match as it ends (the same matches, ended one by one at head)."""
+    matches = history(7)
+    config = alembic_config(empty_url)
+    command.upgrade(config, "0006")
+    run(insert_history(empty_url, matches, ended=True))
+    command.upgrade(config, "0007")
+    migrated = run(tallies(empty_url))
+    assert len(migrated[0]) > 8 and len(migrated[1]) > 8
+    assert any(row[2] for row in migrated[0])  # private ones kept apart
+    live = f"sqlite:///{tmp_path / 'live.db'}"
+    upgrade(live)
+    run(insert_history(live, matches, ended=False))
+
+    async def end_all() -> None:
+        async with opened(live) as db:
+            for m in matches:
+                if m["over"]:
+                    await DatabaseStorage(db).repo.finish_match(
+                        m["id"], MatchEnd(EndReason.WON, m["totals"], m["winner"]))
+
+    run(end_all())
+    assert run(tallies(live)) == migrated

@@ -14,7 +14,10 @@ from sqlalchemy import insert
 
 from app import ratings
 from app.db import models
+from app.db.storage import DatabaseStorage
+from app.matchlog import MatchEnd
 from app.models import RatingView
+from app.vocabulary import EndReason
 from tests.test_accounts import auth, make_client, sign_up
 from tests.test_db_support import opened, run
 
@@ -95,21 +98,27 @@ def test_leaderboard_pages_through_ties_and_leaves_provisional_players_out(
 
 
 def match_rows(match_id: str, player: str, seat: int, *, private: bool = False,
-               winner: int = 0, bots: tuple[str, str, str] = ("easy", "hard", "hard"),
+               bots: tuple[str, str, str] = ("easy", "hard", "hard"),
                at: datetime = T0) -> dict[type[models.Base], list[dict[str, Any]]]:
-    """A finished match of ``player`` in ``seat`` with three bots of ``bots``'s levels."""
+    """A match on (ended by :func:`finish`) of ``player`` in ``seat`` with three bots of
+    ``bots``'s levels."""
     others = [s for s in range(4) if s != seat]
     return {
         models.Match: [{"id": match_id, "variant": "bulgarian", "options": {}, "meta": {},
-                        "private": private, "started_at": at,
-                        "finished_at": at + timedelta(minutes=20), "end_reason": "won",
-                        "total0": 151 if winner == 0 else 80,
-                        "total1": 80 if winner == 0 else 151, "winner": winner}],
+                        "private": private, "started_at": at}],
         models.MatchSeat: [{"match_id": match_id, "seat": seat, "player_id": player,
                             "name": "ana", "kind": "human", "level": None}] + [
             {"match_id": match_id, "seat": s, "player_id": None, "name": "Bot",
              "kind": "bot", "level": level} for s, level in zip(others, bots, strict=True)],
     }
+
+
+async def finish(url: str, winners: dict[str, int]) -> None:
+    """End each match as the server does: won by ``winners[id]``, 151 to 80."""
+    async with opened(url) as db:
+        for match_id, winner in winners.items():
+            await DatabaseStorage(db).repo.finish_match(match_id, MatchEnd(
+                EndReason.WON, (151, 80) if winner == 0 else (80, 151), winner))
 
 
 def test_a_profile_shows_ratings_history_bots_and_matches(
@@ -121,10 +130,9 @@ def test_a_profile_shows_ratings_history_bots_and_matches(
         models.RatingChange: []}
     # Seat 0: a hard bot partners Ana (seat 2), easy and hard bots oppose her.
     for i in range(3):
-        for model, values in match_rows(f"m{i}", me, 0, winner=i % 2,
-                                        at=T0 + timedelta(hours=i)).items():
+        for model, values in match_rows(f"m{i}", me, 0, at=T0 + timedelta(hours=i)).items():
             rows[model] += values
-    for model, values in match_rows("secret", me, 1, private=True, winner=1,
+    for model, values in match_rows("secret", me, 1, private=True,
                                     at=T0 + timedelta(hours=5)).items():
         rows[model] += values
     rows[models.PlayerRating] = [rating_row(me, "bulgarian", 29.0, 3.0, 40, 25),
@@ -136,6 +144,7 @@ def test_a_profile_shows_ratings_history_bots_and_matches(
             "value": ratings.display(ratings.Rating(mu, 3.0)), "matches": 38 + i,
             "at": T0 + timedelta(hours=i, minutes=20)})
     run(insert_rows(db_url, rows))
+    run(finish(db_url, {"m0": 0, "m1": 1, "m2": 0, "secret": 1}))
 
     anyone = client.get(f"/api/players/{me}")
     assert anyone.status_code == 200, anyone.text

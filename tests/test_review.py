@@ -119,6 +119,14 @@ def test_same_seed_same_review_and_json() -> None:
     assert list(one) == ["seed", "samples", "thresholds", "decisions", "seats"]
 
 
+def test_judging_some_seats_judges_them_as_a_whole_review_does() -> None:
+    record = _cut(_one_deal("classic", 2), 20)
+    whole = review(record, seed=4, samples=2).decisions
+    ours = review(record, seed=4, samples=2, seats=(0, 2)).decisions
+    assert ours == tuple(d for d in whole if d.seat in (0, 2))
+    assert {d.seat for d in whole} - {0, 2}  # the others were judged, and left out
+
+
 def test_hindsight_of_an_endgame_is_the_solvers() -> None:
     record = _one_deal("bulgarian", 3)
     step = _free_step(record, 24)  # from the seventh trick on

@@ -160,7 +160,7 @@ class Deal(Base):
     hanging: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (
-        # Player stats: a seat's own contracts, read from the index alone.
+        # A match's contracts by bidder, counted in its players' tallies when it ends.
         Index("ix_deals_bidder", "match_id", "bidder", "outcome"),
     )
 
@@ -268,6 +268,43 @@ class RatingChange(Base):
         # A profile's history per variant, newest first from the index.
         Index("ix_rating_history_player", "player_id", "variant", "at", "match_id"),
     )
+
+
+class PlayerTally(Base):
+    """A player's finished matches in one variant, public or private ones, counted as
+    each match ends (app/db/tallies.py): stats and profiles read a row, not the history."""
+
+    __tablename__ = "player_tallies"
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    private: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    matches: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    points_for: Mapped[int] = mapped_column(Integer)
+    points_against: Mapped[int] = mapped_column(Integer)
+    contracts_made: Mapped[int] = mapped_column(Integer)
+    contracts_failed: Mapped[int] = mapped_column(Integer)
+    contracts_hanging: Mapped[int] = mapped_column(Integer)
+
+
+class BotTally(Base):
+    """A player's finished matches with a bot of one level as partner (``with``) or
+    opponent (``against``), and those won; a match counts once per level and side."""
+
+    __tablename__ = "player_bot_tallies"
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    private: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    level: Mapped[str] = mapped_column(String(16), primary_key=True)
+    side: Mapped[str] = mapped_column(String(8), primary_key=True)
+    played: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
 
 
 class Analysis(Base):

@@ -4,6 +4,10 @@ the leaderboard and a player's profile.
 Lists page by a cursor on ``(started_at, id)``, newest first, so a page costs the same
 at any depth and stays stable while new matches start (an offset would shift); the
 leaderboard likewise on ``(value, id)``.
+
+The statements a profile runs are built once (``@cache``, their values bound by name):
+building SQLAlchemy expressions costs more Python time than running these short
+indexed queries, and a profile runs eight of them (docs/ratings.md).
 """
 
 from __future__ import annotations
@@ -14,14 +18,23 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from functools import cache
+from typing import Any, Protocol
 
-from sqlalchemy import Select, and_, case, func, literal, select, tuple_, union_all
+from sqlalchemy import (
+    Select,
+    and_,
+    bindparam,
+    func,
+    literal,
+    select,
+    tuple_,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from engine.options import VARIANTS
-from engine.scoring import FAILED, HANGING, MADE
 
 from .. import ratings
 from ..models import RatingView
@@ -37,6 +50,8 @@ from .schemas import (
     SeatOut,
     VariantStats,
 )
+
+Rows = Select[*tuple[Any, ...]]  # a statement, whatever its columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,59 +97,92 @@ def shows_private(player: str | None, viewer: str | None) -> bool:
     return player is not None and player == viewer
 
 
-def _filtered(f: MatchFilter) -> Select[models.Match]:
-    m = models.Match
-    stmt = select(m)
-    if not shows_private(f.player, f.viewer):
-        stmt = stmt.where(~m.private)
-    if f.player is not None:
-        seats = models.MatchSeat
-        stmt = stmt.where(m.id.in_(select(seats.match_id).where(seats.player_id == f.player)))
-    if f.variant is not None:
-        stmt = stmt.where(m.variant == f.variant)
-    if f.finished is not None:
-        stmt = stmt.where(m.finished_at.is_not(None) if f.finished else m.finished_at.is_(None))
-    if f.since is not None:
-        stmt = stmt.where(m.started_at >= f.since)
-    if f.until is not None:
-        stmt = stmt.where(m.started_at < f.until)
-    if f.cursor is not None:
-        # A row-value comparison: both databases walk the index from the cursor on.
-        stmt = stmt.where(tuple_(m.started_at, m.id) < tuple_(
-            literal(f.cursor.started_at, UTCDateTime()), literal(f.cursor.id)
-        ))
-    return stmt.order_by(m.started_at.desc(), m.id.desc())
+class _MatchFields(Protocol):
+    """What a match summary reads: a ``matches`` row or a Match."""
+
+    id: str
+    variant: str
+    started_at: datetime
+    finished_at: datetime | None
+    end_reason: str | None
+    total0: int
+    total1: int
+    winner: int | None
 
 
 async def list_matches(session: AsyncSession, f: MatchFilter) -> MatchPage:
     """One page of matches, newest first, with their seats."""
-    rows = list(await session.scalars(_filtered(f).limit(f.limit + 1)))
-    page, more = rows[: f.limit], len(rows) > f.limit
-    seats = await _seats(session, [m.id for m in page])
-    items = [_summary(m, seats.get(m.id, [])) for m in page]
-    last = page[-1] if more else None
+    values = {"player": f.player, "variant": f.variant, "since": f.since, "until": f.until,
+              "after": f.cursor and f.cursor.started_at, "after_id": f.cursor and f.cursor.id}
+    statement = _filtered(not shows_private(f.player, f.viewer), f.finished,
+                          frozenset(k for k, v in values.items() if v is not None))
+    rows = await session.execute(statement, {
+        "limit": f.limit + 1, **{k: v for k, v in values.items() if v is not None}})
+    matches: dict[str, tuple[Any, list[SeatOut]]] = {}  # in the page's order
+    for row in rows:
+        _, seats = matches.setdefault(row.id, (row, []))
+        if row.seat is not None:
+            seats.append(SeatOut(seat=row.seat, kind=row.kind, name=row.name,
+                                 player_id=row.player_id, level=row.level))
+    page = list(matches.values())
+    last = page[f.limit - 1][0] if len(page) > f.limit else None
     return MatchPage(
-        items=items, next_cursor=Cursor(last.started_at, last.id).encode() if last else None
-    )
+        items=[_summary(m, seats) for m, seats in page[: f.limit]],
+        next_cursor=Cursor(last.started_at, last.id).encode() if last else None)
+
+
+@cache
+def _filtered(public: bool, finished: bool | None, given: frozenset[str]) -> Rows:
+    """The page's statement for the filters ``given`` (their values bound by name): a row
+    per match and seat."""
+    m = models.Match
+    stmt = select(m.id, m.variant, m.started_at, m.finished_at, m.end_reason, m.total0,
+                  m.total1, m.winner)
+    if public:
+        stmt = stmt.where(~m.private)
+    if "player" in given:
+        seats = models.MatchSeat
+        stmt = stmt.where(m.id.in_(select(seats.match_id)
+                                   .where(seats.player_id == bindparam("player"))))
+    if "variant" in given:
+        stmt = stmt.where(m.variant == bindparam("variant"))
+    if finished is not None:
+        stmt = stmt.where(m.finished_at.is_not(None) if finished else m.finished_at.is_(None))
+    if "since" in given:
+        stmt = stmt.where(m.started_at >= bindparam("since", type_=UTCDateTime()))
+    if "until" in given:
+        stmt = stmt.where(m.started_at < bindparam("until", type_=UTCDateTime()))
+    if "after" in given:
+        # A row-value comparison: both databases walk the index from the cursor on.
+        stmt = stmt.where(tuple_(m.started_at, m.id) < tuple_(
+            bindparam("after", type_=UTCDateTime()), bindparam("after_id")))
+    # The page's matches, then their seats joined in the same statement.
+    page = stmt.order_by(m.started_at.desc(), m.id.desc()).limit(bindparam("limit")).subquery()
+    s = models.MatchSeat
+    return (select(page, s.seat, s.kind, s.name, s.player_id, s.level)
+            .outerjoin(s, s.match_id == page.c.id)
+            .order_by(page.c.started_at.desc(), page.c.id.desc(), s.seat))
 
 
 async def _seats(session: AsyncSession, match_ids: Sequence[str]) -> dict[str, list[SeatOut]]:
     out: dict[str, list[SeatOut]] = {i: [] for i in match_ids}
     if match_ids:
-        rows = await session.scalars(
-            select(models.MatchSeat)
-            .where(models.MatchSeat.match_id.in_(match_ids))
-            .order_by(models.MatchSeat.match_id, models.MatchSeat.seat)
-        )
-        for s in rows:
-            out[s.match_id].append(
-                SeatOut(seat=s.seat, kind=s.kind, name=s.name, player_id=s.player_id,
-                        level=s.level)
-            )
+        rows = await session.execute(_seats_statement(), {"ids": list(match_ids)})
+        for match_id, seat, kind, name, player_id, level in rows:
+            out[match_id].append(
+                SeatOut(seat=seat, kind=kind, name=name, player_id=player_id, level=level))
     return out
 
 
-def _summary(m: models.Match, seats: list[SeatOut]) -> MatchSummary:
+@cache
+def _seats_statement() -> Rows:
+    s = models.MatchSeat
+    return (select(s.match_id, s.seat, s.kind, s.name, s.player_id, s.level)
+            .where(s.match_id.in_(bindparam("ids", expanding=True)))
+            .order_by(s.match_id, s.seat))
+
+
+def _summary(m: _MatchFields, seats: list[SeatOut]) -> MatchSummary:
     return MatchSummary(
         id=m.id, variant=m.variant, started_at=m.started_at, finished_at=m.finished_at,
         end_reason=m.end_reason, totals=(m.total0, m.total1), winner=m.winner, seats=seats,
@@ -172,52 +220,34 @@ async def player_stats(
     session: AsyncSession, player_id: str, viewer: str | None = None
 ) -> PlayerStats | None:
     """A player's finished matches by variant: wins, points, own contracts; None if unknown.
-    Private matches count only when the player asks (``viewer``)."""
+    Private matches count only when the player asks (``viewer``).  Read from the
+    player's tallies (app/db/tallies.py)."""
     player = await session.get(models.Player, player_id)
     if player is None:
         return None
-    m, s, d = models.Match, models.MatchSeat, models.Deal
-    team = s.seat % 2
-    own = case((team == 0, m.total0), else_=m.total1)
-    other = case((team == 0, m.total1), else_=m.total0)
-    mine = and_(s.player_id == player_id, m.finished_at.is_not(None))
-    if not shows_private(player_id, viewer):
-        mine = and_(mine, ~m.private)
-    totals = await session.execute(
-        select(
-            m.variant,
-            func.count(),
-            func.sum(case((m.winner == team, 1), else_=0)),
-            func.sum(own),
-            func.sum(other),
-        )
-        .select_from(s)
-        .join(m, m.id == s.match_id)
-        .where(mine)
-        .group_by(m.variant)
-    )
-    stats = {
-        variant: VariantStats(
-            variant=variant, matches=n, wins=wins, points_for=pf, points_against=pa,
-            contracts_made=0, contracts_failed=0, contracts_hanging=0,
-        )
-        for variant, n, wins, pf, pa in totals
-    }
-    contracts = await session.execute(
-        select(m.variant, d.outcome, func.count())
-        .select_from(s)
-        .join(m, m.id == s.match_id)
-        .join(d, and_(d.match_id == s.match_id, d.bidder == s.seat))
-        .where(mine, d.outcome.in_((MADE, FAILED, HANGING)))
-        .group_by(m.variant, d.outcome)
-    )
-    field = {MADE: "contracts_made", FAILED: "contracts_failed", HANGING: "contracts_hanging"}
-    for variant, outcome, n in contracts:
-        setattr(stats[variant], field[str(outcome)], n)
+    rows = await session.execute(_stats_statement(shows_private(player_id, viewer)),
+                                 {"player": player_id})
     return PlayerStats(
         id=player.id, name=player.name, created_at=player.created_at,
-        by_variant=[stats[v] for v in sorted(stats)],
-    )
+        by_variant=[VariantStats(
+            variant=variant, matches=n, wins=wins, points_for=pf, points_against=pa,
+            contracts_made=made, contracts_failed=failed, contracts_hanging=hanging)
+            for variant, n, wins, pf, pa, made, failed, hanging in rows])
+
+
+def _tallied(table: Any, private: bool) -> Any:
+    """The player's (bound as ``player``) rows of a tally table, private ones if asked."""
+    mine = table.player_id == bindparam("player")
+    return mine if private else and_(mine, ~table.private)
+
+
+@cache
+def _stats_statement(private: bool) -> Rows:
+    t = models.PlayerTally
+    return (select(t.variant, *(func.sum(c) for c in (
+                t.matches, t.wins, t.points_for, t.points_against, t.contracts_made,
+                t.contracts_failed, t.contracts_hanging)))
+            .where(_tallied(t, private)).group_by(t.variant).order_by(t.variant))
 
 
 # ------------------------------------------------------------------ the leaderboard
@@ -302,12 +332,9 @@ class Profile:
 async def profile(session: AsyncSession, player_id: str, viewer: str | None) -> Profile | None:
     """Everything a player's page shows; None if no such player.  Private matches count
     (stats, bots, matches) only when the player asks, as the stats route does."""
-    p, a, r = models.Player, models.Account, models.PlayerRating
     # The player (kept in the session: player_stats gets it from there), whether it is
     # an account, and its ratings, in one query.
-    found = (await session.execute(
-        select(p, a.player_id, r).outerjoin(a, a.player_id == p.id)
-        .outerjoin(r, r.player_id == p.id).where(p.id == player_id))).all()
+    found = (await session.execute(_player_statement(), {"player": player_id})).all()
     stats = await player_stats(session, player_id, viewer) if found else None
     if stats is None:
         return None
@@ -329,30 +356,36 @@ async def profile(session: AsyncSession, player_id: str, viewer: str | None) -> 
         bots=await _bots(session, player_id, viewer), matches=page.items)
 
 
+@cache
+def _player_statement() -> Rows:
+    p, a, r = models.Player, models.Account, models.PlayerRating
+    return (select(p, a.player_id, r).outerjoin(a, a.player_id == p.id)
+            .outerjoin(r, r.player_id == p.id).where(p.id == bindparam("player")))
+
+
 async def _ranks(session: AsyncSession, player_id: str) -> dict[str, int]:
     """The player's place on each board it is ranked on: one more than the ranked rows
     ahead of it (a count over the board's index range)."""
-    me, other = aliased(models.PlayerRating), aliased(models.PlayerRating)
-    rows = await session.execute(
-        select(me.variant, func.count(other.player_id))
-        .select_from(me)
-        .outerjoin(other, and_(other.variant == me.variant, other.ranked.is_(True),
-                               tuple_(other.value, other.player_id)
-                               > tuple_(me.value, me.player_id)))
-        .where(me.player_id == player_id, me.ranked.is_(True))
-        .group_by(me.variant))
+    rows = await session.execute(_ranks_statement(), {"player": player_id})
     return {variant: ahead + 1 for variant, ahead in rows}
+
+
+@cache
+def _ranks_statement() -> Rows:
+    me, other = aliased(models.PlayerRating), aliased(models.PlayerRating)
+    return (select(me.variant, func.count(other.player_id))
+            .select_from(me)
+            .outerjoin(other, and_(other.variant == me.variant, other.ranked.is_(True),
+                                   tuple_(other.value, other.player_id)
+                                   > tuple_(me.value, me.player_id)))
+            .where(me.player_id == bindparam("player"), me.ranked.is_(True))
+            .group_by(me.variant))
 
 
 async def _history(session: AsyncSession, player_id: str) -> dict[str, list[dict[str, Any]]]:
     """The rating after each of the last HISTORY rated matches per variant, oldest first:
     one bounded index range per variant, in one query."""
-    h = models.RatingChange
-    ranges = [select(h.variant, h.match_id, h.at, h.value, h.mu, h.sigma)
-              .where(h.player_id == player_id, h.variant == variant)
-              .order_by(h.at.desc(), h.match_id.desc()).limit(HISTORY).subquery()
-              for variant in VARIANTS]
-    rows = await session.execute(union_all(*(select(r) for r in ranges)))
+    rows = await session.execute(_history_statement(), {"player": player_id})
     out: dict[str, list[dict[str, Any]]] = {v: [] for v in VARIANTS}
     for variant, match, at, value, mu, sigma in rows:
         out[variant].append({"match": match, "at": _aware(at).timestamp(), "value": value,
@@ -360,6 +393,16 @@ async def _history(session: AsyncSession, player_id: str) -> dict[str, list[dict
     for points in out.values():
         points.sort(key=lambda point: (point["at"], point["match"]))
     return out
+
+
+@cache
+def _history_statement() -> Any:
+    h = models.RatingChange
+    ranges = [select(h.variant, h.match_id, h.at, h.value, h.mu, h.sigma)
+              .where(h.player_id == bindparam("player"), h.variant == variant)
+              .order_by(h.at.desc(), h.match_id.desc()).limit(HISTORY).subquery()
+              for variant in VARIANTS]
+    return union_all(*(select(r) for r in ranges))
 
 
 def _aware(at: datetime | str) -> datetime:
@@ -372,22 +415,10 @@ def _aware(at: datetime | str) -> datetime:
 async def _bots(session: AsyncSession, player_id: str,
                 viewer: str | None) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
     """Finished matches with a bot of each level as partner or opponent, and those won:
-    a match counts once per level and side, however many such bots sat in it."""
-    m = models.Match
-    me, bot = aliased(models.MatchSeat), aliased(models.MatchSeat)
-    team = me.seat % 2
-    side = case((bot.seat % 2 == team, "with"), else_="against")
-    mine = and_(me.player_id == player_id, m.finished_at.is_not(None))
-    if not shows_private(player_id, viewer):
-        mine = and_(mine, ~m.private)
-    rows = await session.execute(
-        select(m.variant, bot.level, side, func.count(func.distinct(m.id)),
-               func.count(func.distinct(case((m.winner == team, m.id)))))
-        .select_from(me)
-        .join(m, m.id == me.match_id)
-        .join(bot, and_(bot.match_id == me.match_id, bot.kind == "bot"))
-        .where(mine)
-        .group_by(m.variant, bot.level, side))
+    a match counts once per level and side, however many such bots sat in it (the
+    player's tallies)."""
+    rows = await session.execute(_bots_statement(shows_private(player_id, viewer)),
+                                 {"player": player_id})
     out: dict[str, dict[str, dict[str, dict[str, int]]]] = {
         v: {level: {s: {"played": 0, "won": 0} for s in ("with", "against")}
             for level in ratings.BOT_RATINGS[v]} for v in VARIANTS}
@@ -395,3 +426,10 @@ async def _bots(session: AsyncSession, player_id: str,
         if variant in out and level in out[variant]:
             out[variant][level][where] = {"played": played, "won": won}
     return out
+
+
+@cache
+def _bots_statement(private: bool) -> Rows:
+    b = models.BotTally
+    return (select(b.variant, b.level, b.side, func.sum(b.played), func.sum(b.won))
+            .where(_tallied(b, private)).group_by(b.variant, b.level, b.side))

@@ -36,6 +36,7 @@ from ..vocabulary import SeatKind
 from . import models
 from .ratings import rate_match
 from .session import Database, StorageError
+from .tallies import tally_match
 
 
 def now() -> datetime:
@@ -258,7 +259,8 @@ class Repository:
         """Close a match (won, forfeit or abandoned): it is no longer recovered at start.
         A forfeit goes into ``meta`` too, for the table shown after a restart.  A match
         already closed is left as it is (a retry).  A rated match's ratings change in the
-        same transaction (app/db/ratings.py), so exactly once, whoever closes it."""
+        same transaction (app/db/ratings.py), and its players' tallies grow there
+        (app/db/tallies.py), so exactly once, whoever closes it."""
         m = models.Match
         async with self.db.write() as conn:
             await _fence(conn, match_id, epoch)
@@ -271,9 +273,10 @@ class Repository:
             done = await conn.execute(
                 update(m).where(m.id == match_id, m.end_reason.is_(None)).values(**values)
             )
-            if done.rowcount == 1:  # this write ends it: the one place a match is rated
-                await rate_match(conn, match_id, end, values["finished_at"],
-                                 _dialect(conn).insert)
+            if done.rowcount == 1:  # this write ends it: rated and counted here, once
+                insert = _dialect(conn).insert
+                await rate_match(conn, match_id, end, values["finished_at"], insert)
+                await tally_match(conn, match_id, insert)
             elif not await conn.scalar(select(m.id).where(m.id == match_id)):
                 raise StorageError(f"no match {match_id!r}")
 

@@ -71,9 +71,10 @@ def translate_errors() -> Iterator[None]:
         raise StorageError(f"database refused the write: {getattr(e, 'orig', e)}") from e
 
 
-def make_engine(url: URL, statement_timeout: float = STATEMENT_TIMEOUT,
+def make_engine(url: URL, statement_timeout: float | None = STATEMENT_TIMEOUT,
                 **kwargs: Any) -> AsyncEngine:
-    """An async engine with each backend's settings for short, frequent writes."""
+    """An async engine with each backend's settings for short, frequent writes
+    (``statement_timeout`` None: statements unbounded, for migrations)."""
     if url.get_backend_name() == "sqlite":
         ensure_sqlite_dir(url)
         engine = create_async_engine(url, connect_args={"timeout": CONNECT_TIMEOUT}, **kwargs)

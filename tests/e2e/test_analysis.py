@@ -1,6 +1,7 @@
 """Match analysis in the client (#17): after a short match against bots, the match page's
 "Analyse" button asks for the review; its panel shows the per-player summary and the key
-moments, and the replay shows the evaluation beside the decisions.  The server is this
+moments, and the replay shows the evaluation beside the decisions (and, while the match
+was still on, offered no analysis).  The server is this
 test's own, reviewing with one sample (ANALYSIS_SAMPLES) so that it takes seconds."""
 
 from __future__ import annotations
@@ -46,5 +47,22 @@ def test_a_finished_match_is_analysed(browser: Browser, tmp_path: Path) -> None:
             page.goto(f"/#/replay/{table_id}")
             expect(evaluation).to_be_visible()
             expect(evaluation.locator("[data-grade]").first).to_be_visible()  # the auction's
+        finally:
+            context.close()
+
+
+def test_the_replay_of_a_match_still_on_offers_no_analysis(browser: Browser,
+                                                           tmp_path: Path) -> None:
+    with serve(tmp_path) as server:
+        context = new_context(browser, server)
+        try:
+            page = context.new_page()
+            sign_in(page, "Ana")
+            table_id = start_with_bots(page)
+            play_until(page, lambda state: state.summary)  # a deal over, the match on
+            replay = context.new_page()
+            replay.goto(f"/#/replay/{table_id}")
+            expect(replay.locator("[data-testid=replay-position]")).to_be_visible()
+            expect(replay.locator("[data-testid=analysis]")).to_have_count(0)
         finally:
             context.close()

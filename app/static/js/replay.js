@@ -155,23 +155,26 @@ export function renderReplay(root, ctx, rawId) {
       return;
     }
     fill(select, dealOptions(ctx, data));
-    analysis = analysisPanel(ctx, id, {
-      summary: false,  // the match page has it; here each decision is judged by the table
-      nameOf: (seat) => seatName(ctx, data, seat),
-      jumpTo: (decision) => decisionRoute(id, data.deals, decision),
-      onDone: () => { if (!gone) draw(); },
-    });
+    if (data.finished) {  // a match still on has no analysis yet: the match page says so
+      analysis = analysisPanel(ctx, id, {
+        summary: false,  // the match page has it; here each decision is judged by the table
+        nameOf: (seat) => seatName(ctx, data, seat),
+        jumpTo: (decision) => decisionRoute(id, data.deals, decision),
+        onDone: () => { if (!gone) draw(); },
+      });
+    }
     fill(view,
       h("div.replay-bar", {}, back, h("h1", {}, t("replay.title")), select,
         h("div.replay-steps", {}, prev, position, next)),
-      body, analysis.element);
+      body, analysis && analysis.element);
     draw();
   }
 
   const path = `/api/matches/${encodeURIComponent(id)}`;
   Promise.all([ctx.api("GET", path), ctx.api("GET", `${path}/replay`)]).then(([match, data]) => {
     if (gone) return;
-    state.data = { ...data, seats: match.seats }; // the match's seats carry the players' ids
+    // The match's seats carry the players' ids; its end, whether it may be analysed.
+    state.data = { ...data, seats: match.seats, finished: Boolean(match.finished_at) };
     state.deal = Math.min(state.deal, Math.max(0, data.deals.length - 1));
     if (data.deals.length) state.step = Math.min(state.step, data.deals[state.deal].tricks.length);
     view.removeAttribute("aria-busy");
