@@ -5,11 +5,16 @@ so the luck of the cards cancels out.  A deal's figure for A is the mean over it
 plays of what the deal added to A's team score minus B's (``bulgarian`` scores times
 ten, so that both variants count in card points), with no carry-in.  The last line
 with ``--json`` is one JSON object: deals, mean, ci95, success, decision_ms.
+
+Besides the levels, the arena has ``pimc``: the plain perfect-information Monte-Carlo
+player the hard level must beat (issue #18).  It bids as hard does, so that a duplicate
+deal between them compares their card play.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -20,13 +25,67 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 from typing import Any
 
+from engine.actions import Action
+from engine.cards import Card
 from engine.match import Match
+from engine.observation import Observation
 from engine.options import BULGARIAN, VARIANTS, Options
 from engine.scoring import MADE, REDEAL
 
-from .bot import LEVELS, make_bot
-from .hard import DEFAULT_BUDGET_S
+from .bidding import hard_call
+from .bot import LEVELS, Bot, make_bot
+from .hard import DEFAULT_BUDGET_S, SAFETY, Scorer
+from .inference import infer, sample
+from .normal import normal_card
 from .plot import running_mean_svg
+from .solver import SearchTimeout, Solver
+from .view import Level, View
+
+PIMC = "pimc"
+PLAYERS = (*LEVELS, PIMC)
+PIMC_WORLDS = 20
+UNIFORM = tuple((1.0,) * 32 for _ in range(4))
+
+
+class PimcBot(Level):
+    """Plain perfect-information Monte Carlo, the baseline of issue #18: ``PIMC_WORLDS``
+    deals consistent with the rules' hard facts (voids, trump ceilings, announced cards:
+    :func:`ai.inference.infer`) but not with the auction's soft evidence (each card to a
+    seat that may hold it in proportion to its free room: uniform but for the facts),
+    each solved exactly and scored as hard scores it, the card with the best total
+    played; the same time cap as hard, the same calls."""
+
+    def __init__(self, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
+        self.rng = random.Random(seed)
+        self.budget_s = budget_s
+
+    def call(self, observation: Observation) -> Action:
+        return hard_call(observation)
+
+    def card(self, obs: Observation, view: View) -> Card:
+        fallback = normal_card(view, obs.declarer)
+        if view.legal & (view.legal - 1) == 0:
+            return fallback
+        knowledge = dataclasses.replace(infer(obs), weights=UNIFORM)
+        scorer = Scorer(obs)
+        solver = Solver(view.contract, obs.options, 8,
+                        time.perf_counter() + self.budget_s * SAFETY)
+        totals: dict[Card, float] = {}
+        for _ in range(PIMC_WORLDS):
+            hands = sample(knowledge, self.rng)
+            hands[obs.seat] = obs.hand
+            try:
+                values = solver.move_values(hands, obs.trick, obs.leader, scorer.taken)
+            except SearchTimeout:
+                break
+            for card, value in values.items():
+                totals[card] = totals.get(card, 0.0) + scorer.score(value, hands)
+        return max(totals, key=totals.__getitem__) if totals else fallback
+
+
+def player(name: str, seed: int, budget_s: float) -> Bot:
+    """A level of :func:`ai.bot.make_bot`, or ``pimc``."""
+    return PimcBot(seed, budget_s) if name == PIMC else make_bot(name, seed, budget_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +123,8 @@ def play_deal(setup: Setup, index: int) -> DealOutcome:
         match = Match(options, dealer=index % 4, auto_deal=False)
         match.start_deal(deck)
         role = ["a" if seat & 1 == a_team else "b" for seat in range(4)]
-        bots = [make_bot(getattr(setup, role[seat]), setup.seed * 1_000_003 + index * 8
-                         + a_team * 4 + seat, setup.budget_s) for seat in range(4)]
+        bots = [player(getattr(setup, role[seat]), setup.seed * 1_000_003 + index * 8
+                       + a_team * 4 + seat, setup.budget_s) for seat in range(4)]
         deal = match.deal
         assert deal is not None
         while not deal.is_over:
@@ -163,13 +222,13 @@ def summary(setup: Setup, outcomes: list[DealOutcome]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Duplicate-deal match between two bot levels.")
     parser.add_argument("--variant", choices=VARIANTS, default=BULGARIAN)
-    parser.add_argument("--a", choices=LEVELS, required=True)
-    parser.add_argument("--b", choices=LEVELS, required=True)
+    parser.add_argument("--a", choices=PLAYERS, required=True)
+    parser.add_argument("--b", choices=PLAYERS, required=True)
     parser.add_argument("--deals", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S,
-                        help="time cap per hard decision, seconds")
+                        help="time cap per hard (and pimc) decision, seconds")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--plot", help="write the running mean and its interval as SVG")
     args = parser.parse_args(argv)

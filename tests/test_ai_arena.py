@@ -1,13 +1,16 @@
-"""A short arena run: the report has the promised shape (its numbers are not judged)."""
+"""A short arena run: the report has the promised shape (its numbers are not judged);
+the PIMC baseline plays honestly."""
 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from ai import arena
 from ai.plot import running_mean_svg
+from tests.test_ai_bots import first_card_observation
 
 
 def test_arena_json_report_has_the_promised_shape(capsys: pytest.CaptureFixture[str]) -> None:
@@ -43,3 +46,25 @@ def test_duplicate_deals_of_equal_bots_cancel_out() -> None:
 def test_plot_is_an_svg_with_the_running_mean() -> None:
     svg = running_mean_svg([1.0, -2.0, 3.0, 4.0] * 5, "a < b")
     assert svg.startswith("<svg") and "polyline" in svg and "a &lt; b" in svg
+
+
+def test_pimc_plays_legal_cards_from_the_observation_alone() -> None:
+    """The baseline is as honest as the levels: two deals that differ only in hidden
+    cards give the same card (tests/test_ai_bots.py's pair of deals)."""
+    deck = list(range(32))
+    random.Random(3).shuffle(deck)
+    other = list(deck)
+    other[3:6], other[9:12] = deck[9:12], deck[3:6]
+    first, second = first_card_observation(deck), first_card_observation(other)
+    assert first == second
+    card = arena.PimcBot(5, budget_s=60).choose(first)
+    assert card in first.legal_actions
+    assert arena.PimcBot(5, budget_s=60).choose(second) == card
+
+
+def test_hard_meets_pimc_in_the_arena() -> None:
+    setup = arena.Setup("classic", "hard", "pimc", 4, 0.05)
+    (outcome,) = arena.run(setup, 1)
+    assert set(outcome.times) == {"hard", "pimc"}
+    with pytest.raises(SystemExit):
+        arena.main(["--a", "hard", "--b", "grandmaster"])
