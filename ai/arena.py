@@ -25,21 +25,19 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 from typing import Any
 
-from engine.actions import Action
 from engine.cards import Card
 from engine.match import Match
 from engine.observation import Observation
 from engine.options import BULGARIAN, VARIANTS, Options
 from engine.scoring import MADE, REDEAL
 
-from .bidding import hard_call
 from .bot import LEVELS, Bot, make_bot
-from .hard import DEFAULT_BUDGET_S, SAFETY, Scorer
-from .inference import infer, sample
+from .hard import DEFAULT_BUDGET_S, SAFETY, HardBot, Scorer
+from .inference import infer
 from .normal import normal_card
 from .plot import running_mean_svg
-from .solver import SearchTimeout, Solver
-from .view import Level, View
+from .solver import Solver
+from .view import View
 
 PIMC = "pimc"
 PLAYERS = (*LEVELS, PIMC)
@@ -47,40 +45,25 @@ PIMC_WORLDS = 20
 UNIFORM = tuple((1.0,) * 32 for _ in range(4))
 
 
-class PimcBot(Level):
+class PimcBot(HardBot):
     """Plain perfect-information Monte Carlo, the baseline of issue #18: ``PIMC_WORLDS``
     deals consistent with the rules' hard facts (voids, trump ceilings, announced cards:
     :func:`ai.inference.infer`) but not with the auction's soft evidence (each card to a
     seat that may hold it in proportion to its free room: uniform but for the facts),
     each solved exactly and scored as hard scores it, the card with the best total
-    played; the same time cap as hard, the same calls."""
+    played; the same time cap as hard, the same calls (hard's: only the card differs)."""
 
-    def __init__(self, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
-        self.rng = random.Random(seed)
-        self.budget_s = budget_s
-
-    def call(self, observation: Observation) -> Action:
-        return hard_call(observation)
+    stops_early = False
 
     def card(self, obs: Observation, view: View) -> Card:
         fallback = normal_card(view, obs.declarer)
         if view.legal & (view.legal - 1) == 0:
             return fallback
         knowledge = dataclasses.replace(infer(obs), weights=UNIFORM)
-        scorer = Scorer(obs)
         solver = Solver(view.contract, obs.options, 8,
                         time.perf_counter() + self.budget_s * SAFETY)
-        totals: dict[Card, float] = {}
-        for _ in range(PIMC_WORLDS):
-            hands = sample(knowledge, self.rng)
-            hands[obs.seat] = obs.hand
-            try:
-                values = solver.move_values(hands, obs.trick, obs.leader, scorer.taken)
-            except SearchTimeout:
-                break
-            for card, value in values.items():
-                totals[card] = totals.get(card, 0.0) + scorer.score(value, hands)
-        return max(totals, key=totals.__getitem__) if totals else fallback
+        totals, done = self._average(obs, view, knowledge, Scorer(obs), solver, PIMC_WORLDS)
+        return max(totals, key=totals.__getitem__) if done else fallback
 
 
 def player(name: str, seed: int, budget_s: float) -> Bot:

@@ -61,6 +61,8 @@ _SHORTEST = {kind: n for n, kind in RUN_KINDS.items()}  # cards in the shortest 
 class HardBot(Level):
     """Deterministic for a seed as long as the time cap does not cut the sampling."""
 
+    stops_early = True  # once MIN_SAMPLES samples all agree on the best card
+
     def __init__(self, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.rng = random.Random(seed)
         self.budget_s = budget_s
@@ -102,7 +104,7 @@ class HardBot(Level):
         done = 0
         assert solver.deadline is not None
         while done < most and time.perf_counter() < solver.deadline:
-            if done >= MIN_SAMPLES and len(agreed) == 1:
+            if self.stops_early and done >= MIN_SAMPLES and len(agreed) == 1:
                 break
             hands = sample(knowledge, self.rng)
             hands[obs.seat] = obs.hand

@@ -4,13 +4,12 @@ the PIMC baseline plays honestly."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
 from ai import arena
 from ai.plot import running_mean_svg
-from tests.test_ai_bots import first_card_observation
+from tests.test_ai_bots import hidden_swap
 
 
 def test_arena_json_report_has_the_promised_shape(capsys: pytest.CaptureFixture[str]) -> None:
@@ -51,12 +50,7 @@ def test_plot_is_an_svg_with_the_running_mean() -> None:
 def test_pimc_plays_legal_cards_from_the_observation_alone() -> None:
     """The baseline is as honest as the levels: two deals that differ only in hidden
     cards give the same card (tests/test_ai_bots.py's pair of deals)."""
-    deck = list(range(32))
-    random.Random(3).shuffle(deck)
-    other = list(deck)
-    other[3:6], other[9:12] = deck[9:12], deck[3:6]
-    first, second = first_card_observation(deck), first_card_observation(other)
-    assert first == second
+    first, second = hidden_swap()
     card = arena.PimcBot(5, budget_s=60).choose(first)
     assert card in first.legal_actions
     assert arena.PimcBot(5, budget_s=60).choose(second) == card

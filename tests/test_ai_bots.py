@@ -62,9 +62,9 @@ def first_card_observation(deck: list[int]) -> Observation:
     return match.observation(0)
 
 
-def test_bots_decide_from_the_observation_alone() -> None:
-    # Two deals that differ only in the hidden hands (seats 1 and 3 swap cards) give the
-    # same observation, so every level must give the same answer in both.
+def hidden_swap() -> tuple[Observation, Observation]:
+    """Seat 0's first-card view in two deals that differ only in the hidden hands (seats
+    1 and 3 swap cards): the same observation, so a bot must answer both alike."""
     deck = list(range(32))
     random.Random(3).shuffle(deck)
     other = list(deck)
@@ -72,6 +72,11 @@ def test_bots_decide_from_the_observation_alone() -> None:
     other[3:6], other[9:12] = deck[9:12], deck[3:6]
     first, second = first_card_observation(deck), first_card_observation(other)
     assert first == second
+    return first, second
+
+
+def test_bots_decide_from_the_observation_alone() -> None:
+    first, second = hidden_swap()
     for level in LEVELS:
         assert decide(level, first, seed=5, budget_s=60) == decide(level, second, seed=5,
                                                                    budget_s=60)
