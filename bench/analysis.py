@@ -1,7 +1,7 @@
 """Measures the match review (ai/review.py); figures in docs/analysis.md.
 
     python bench/analysis.py speed  [--samples 2 4 6]            # CPU per whole match
-    python bench/analysis.py levels [--matches 10] [--deals 0] [--jobs 2] [--out F]
+    python bench/analysis.py levels [--matches 10] [--deals 0] [--jobs 2] --out F
     python bench/analysis.py summary F                           # the figures of a run
 
 ``speed`` plays one 151-point Bulgarian match of hard bots and reviews it whole at each
@@ -63,14 +63,14 @@ def speed(samples: list[int], seed: int) -> None:
               f"{1000 * cpu / len(result.decisions):.0f} ms per decision")
 
 
-def levels(variants: list[str], levels: list[str], matches: int, deals: int, samples: int,
+def levels(variants: list[str], teams: list[str], matches: int, deals: int, samples: int,
            seed: int, jobs: int, out: Path) -> None:
     """Play and review every (variant, match, level) not yet in ``out`` (one JSON line
     each, so that a long run can be stopped and resumed), on ``jobs`` processes; then
     print the figures from the whole file."""
     done = {(r["variant"], r["match"], r["level"]) for r in _rows(out)}
     tasks = [(v, seed + i, level, deals, samples, seed) for v in variants
-             for i in range(matches) for level in levels if (v, seed + i, level) not in done]
+             for i in range(matches) for level in teams if (v, seed + i, level) not in done]
     print(f"{len(tasks)} reviews to run on {jobs} processes, {len(done)} already in {out}",
           flush=True)
     with multiprocessing.get_context("spawn").Pool(jobs) as pool, out.open("a") as f:
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     lv.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     lv.add_argument("--seed", type=int, default=1)
     lv.add_argument("--jobs", type=int, default=1)
-    lv.add_argument("--out", type=Path, default=Path("bench-analysis-levels.jsonl"))
+    lv.add_argument("--out", type=Path, required=True, help="the JSON lines file to append to")
     sm = sub.add_parser("summary")
     sm.add_argument("out", type=Path)
     args = parser.parse_args(argv)

@@ -7,7 +7,7 @@ leaderboard likewise on ``(value, id)``.
 
 The statements a profile runs are built once (``@cache``, their values bound by name):
 building SQLAlchemy expressions costs more Python time than running these short
-indexed queries, and a profile runs eight of them (docs/ratings.md).
+indexed queries, and a profile runs five or six of them (docs/ratings.md).
 """
 
 from __future__ import annotations
