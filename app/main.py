@@ -4,11 +4,12 @@ the browser client at ``/``.  Shared services live on ``app.state`` for the rout
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import uvicorn
@@ -96,7 +97,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                     await app.state.lobby.restore()
                 else:  # the other nodes hold their tables; orphans are taken over
                     await cluster.start()
-                yield
+                with frozen_heap():
+                    yield
             finally:
                 await analyses.close()
                 await app.state.accounts.close()
@@ -133,6 +135,21 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Keep what start-up made (modules, the app, SQLAlchemy's and pydantic's schemas:
+    some 160,000 objects) out of the collector's passes while the server serves.  A full
+    pass walks every tracked object and stops the event loop meanwhile: 60 ms and more,
+    which every table and request waiting at that moment felt (docs/ratings.md).  Thawed
+    at the end, so that an app made again in the same process (tests) can be collected."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class ClientFiles(StaticFiles):

@@ -70,6 +70,7 @@ def fake_rows(n: int, rng: random.Random) -> dict[str, list[dict[str, Any]]]:
                 "match_id": match_id, "seat": seat, "name": "Bot" if not human else "g",
                 "player_id": players[guests[seat]]["id"] if human else None,
                 "kind": "human" if human else "bot", "level": None if human else "normal",
+                "started_at": started,
             })
         for d in range(DEALS):
             outcome = rng.choice(("made", "made", "failed", "hanging", "redeal"))

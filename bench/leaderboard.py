@@ -1,5 +1,6 @@
 """Ratings at scale (issue #15): fill a database with 100,000 accounts and a million rated
-matches, then time the leaderboard (first page, a deep cursor page) and profiles through
+matches, then time the leaderboard (first page, a deep cursor page) and profiles (of random
+accounts, and of the busiest 1%) through
 the real app (httpx ASGITransport, the app's lifespan run), and find how many logins per
 second one node sustains with its event loop's lag p99 at or under 10 ms.
 
@@ -241,6 +242,8 @@ async def measure(url: str, accounts: int, rates: list[float], seconds: float) -
             deep = await deep_cursor(http, app, accounts)
             rng = random.Random(1)
             players = [f"p{rng.randrange(accounts):06d}" for _ in range(WARMUP + REQUESTS)]
+            busiest = await busiest_players(app, accounts // 100)
+            busy = [rng.choice(busiest) for _ in range(WARMUP + REQUESTS)]
             figures = {
                 "leaderboard, first page (50)": await timed(
                     lambda i: http.get("/api/leaderboard", params={"variant": "bulgarian"})),
@@ -249,6 +252,8 @@ async def measure(url: str, accounts: int, rates: list[float], seconds: float) -
                                        params={"variant": "bulgarian", "cursor": deep[0]})),
                 "profile (random player)": await timed(
                     lambda i: http.get(f"/api/players/{players[i]}")),
+                f"profile (the {len(busiest)} busiest players)": await timed(
+                    lambda i: http.get(f"/api/players/{busy[i]}")),
             }
             for what, (p50, p99) in figures.items():
                 print(f"  {what:45s} p50 {p50:6.2f} ms   p99 {p99:6.2f} ms", flush=True)
@@ -271,6 +276,17 @@ async def deep_cursor(http: httpx2.AsyncClient, app: Any, accounts: int) -> tupl
             .order_by(r.value.desc(), r.player_id.desc()).offset(rank - 1).limit(1))).one()
     print(f"  ranked bulgarian players: {ranked}", flush=True)
     return BoardCursor(value, player, rank).encode(), rank
+
+
+async def busiest_players(app: Any, count: int) -> list[str]:
+    """The ``count`` accounts with the most bulgarian rated matches: the longest histories,
+    whose profiles read the most rows (200 rating points a variant, the last 20 of a
+    thousand matches)."""
+    r = models.PlayerRating
+    async with app.state.database.read() as session:
+        found = await session.scalars(select(r.player_id).where(r.variant == "bulgarian")
+                                      .order_by(r.matches.desc()).limit(max(1, count)))
+        return list(found)
 
 
 async def logins(http: httpx2.AsyncClient, accounts: int, rates: list[float],
@@ -356,7 +372,8 @@ def main() -> None:
                 print(f"{backend}: measuring {args.keep} as it is", flush=True)
             started = time.perf_counter()
             upgrade(url)
-            print(f"  migrations after {FILLED_AT} (0007 tallies the history): "
+            print(f"  migrations after {FILLED_AT} (0007 tallies the history, 0008 dates the "
+                  "seats): "
                   f"{time.perf_counter() - started:.0f} s", flush=True)
             started = time.perf_counter()
             asyncio.run(settle(url))

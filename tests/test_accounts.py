@@ -315,10 +315,11 @@ GUEST_ROWS: dict[Any, list[dict[str, Any]]] = {
 
 
 async def rows_of(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows of GUEST_ROWS's tables, in the columns it fills (later revisions add more)."""
     async with opened(url) as db, db.read() as session:
-        return {model.__tablename__: sorted(tuple(row) for row in (
-            await session.execute(select(*model.__table__.columns))).all())
-            for model in GUEST_ROWS}
+        return {model.__tablename__: sorted(tuple(row) for row in (await session.execute(
+            select(*(model.__table__.c[column] for column in rows[0])))).all())
+            for model, rows in GUEST_ROWS.items()}
 
 
 async def fill(url: str) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 
 import pytest
+from fastapi.testclient import TestClient
 
 from ai import Level
 from app.auth import InvalidToken, Tokens
 from app.bots import BotRunner
+from app.main import create_app
 from app.matchlog import LoggedAction, MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.protocol import ActionRequest, Hello, ProtocolError, parse
 from app.storage import MemoryStorage, StorageError
@@ -186,3 +189,13 @@ async def cover_move_after_return() -> None:
 
 def test_a_cover_move_decided_before_the_player_came_back_is_dropped() -> None:
     asyncio.run(asyncio.wait_for(cover_move_after_return(), 60))
+
+
+def test_what_start_up_made_is_frozen_while_the_app_serves() -> None:
+    """Full collections would walk every object start-up made, the loop stopped meanwhile
+    (app.main.frozen_heap): those are frozen while the app serves, thawed when it ends."""
+    before = gc.get_freeze_count()
+    with TestClient(create_app(app_settings(), MemoryStorage())) as client:
+        assert client.get("/healthz").status_code == 200
+        assert gc.get_freeze_count() > max(before, 10_000)
+    assert gc.get_freeze_count() == before

@@ -6,7 +6,7 @@ import os
 import random
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy import inspect, select
 
+from app.db import queries
 from app.db.migrate import ALEMBIC_INI, alembic_config, upgrade
 from app.db.models import (
     Base,
@@ -153,7 +154,8 @@ def history(seed: int) -> list[dict[str, Any]]:
 
 
 async def insert_history(url: str, matches: list[dict[str, Any]], *, ended: bool) -> None:
-    """The matches' rows; ``ended``: as ended before revision 0007 (no tallies), else on."""
+    """The matches' rows; ``ended``: as ended before revision 0007 (no tallies; the rows
+    of 0006, whose seats have no start yet), else on, at head."""
     at = datetime(2026, 1, 1, tzinfo=UTC)
     async with opened(url) as db, db.write() as conn:
         await conn.execute(sa.insert(Player), [
@@ -168,7 +170,8 @@ async def insert_history(url: str, matches: list[dict[str, Any]], *, ended: bool
             await conn.execute(sa.insert(MatchSeat), [
                 {"match_id": m["id"], "seat": seat, "name": who,
                  **({"player_id": who, "kind": "human", "level": None} if who.startswith("p")
-                    else {"player_id": None, "kind": "bot", "level": who})}
+                    else {"player_id": None, "kind": "bot", "level": who}),
+                 **({} if ended else {"started_at": at})}
                 for seat, who in enumerate(m["seats"])])
             await conn.execute(sa.insert(Deal), [
                 {"match_id": m["id"], "idx": i, "dealer": 0, "deck": "", "started_at": at,
@@ -208,3 +211,76 @@ def test_0007_tallies_the_history_as_the_server_counts_each_match(empty_url: str
 
     run(end_all())
     assert run(tallies(live)) == migrated
+
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+OLD_SEATS = sa.table(  # match_seats before revision 0008: no start of its own
+    "match_seats", *(sa.column(c) for c in ("match_id", "seat", "player_id", "name", "kind",
+                                             "level")))
+
+
+async def insert_old_seats(url: str, starts: dict[str, datetime], private: set[str]) -> None:
+    """Matches of ``p0`` (seat 0 or 1) at ``starts``, some ``private``, as at 0007."""
+    async with opened(url) as db, db.write() as conn:
+        await conn.execute(sa.insert(Player), [{"id": "p0", "name": "p0", "created_at": T0}])
+        await conn.execute(sa.insert(OLD_MATCHES), [
+            {"id": i, "variant": "bulgarian", "options": {}, "meta": {}, "started_at": at,
+             "total0": 0, "total1": 0} for i, at in starts.items()])
+        await conn.execute(sa.update(Match).where(Match.id.in_(private)).values(private=True))
+        await conn.execute(sa.insert(OLD_SEATS), [
+            {"match_id": i, "seat": seat,
+             **({"player_id": "p0", "name": "p0", "kind": "human", "level": None}
+                if seat == n % 2 else
+                {"player_id": None, "name": "Bot", "kind": "bot", "level": "easy"})}
+            for n, i in enumerate(starts) for seat in range(4)])
+
+
+async def pages_of_p0(url: str, viewer: str | None) -> list[list[str]]:
+    """p0's matches as the history route lists them, page by page (5 a page)."""
+    pages: list[list[str]] = []
+    cursor = None
+    async with opened(url) as db, db.read() as session:
+        while True:
+            page = await queries.list_matches(session, queries.MatchFilter(
+                player="p0", viewer=viewer, limit=5,
+                cursor=None if cursor is None else queries.Cursor.decode(cursor)))
+            pages.append([m.id for m in page.items])
+            if page.next_cursor is None:
+                return pages
+            cursor = page.next_cursor
+
+
+def test_0008_gives_each_seat_its_match_start_and_pages_stay_as_they_were(
+        empty_url: str) -> None:
+    """From 0007 with a player's matches started in no particular order: every seat takes
+    its match's start, the player's history lists the same pages, newest first (private
+    matches only for the player), and down again the seats are whole."""
+    rng = random.Random(8)
+    ids = [f"m{n:02d}" for n in range(23)]
+    starts = {i: T0 + timedelta(minutes=rng.randrange(10_000)) for i in rng.sample(ids, 23)}
+    config = alembic_config(empty_url)
+    command.upgrade(config, "0007")
+    private = set(rng.sample(ids, 3))
+    run(insert_old_seats(empty_url, starts, private))
+    command.upgrade(config, "head")
+
+    async def seat_starts() -> set[tuple[str, datetime]]:
+        async with opened(empty_url) as db, db.read() as session:
+            return {(i, at) for i, at in await session.execute(
+                select(MatchSeat.match_id, MatchSeat.started_at))}
+
+    assert run(seat_starts()) == set(starts.items())
+    newest = sorted(starts, key=lambda i: (starts[i], i), reverse=True)
+    public = [i for i in newest if i not in private]
+    for viewer, expected in (("p0", newest), (None, public)):
+        pages = run(pages_of_p0(empty_url, viewer))
+        assert [i for page in pages for i in page] == expected
+        assert all(len(page) == 5 for page in pages[:-1])
+    command.downgrade(config, "0007")
+    assert "started_at" not in run(columns_of(empty_url, "match_seats"))
+
+
+async def columns_of(url: str, table: str) -> set[str]:
+    async with opened(url) as db, db.engine.connect() as conn:
+        return set(await conn.run_sync(
+            lambda c: [column["name"] for column in inspect(c).get_columns(table)]))

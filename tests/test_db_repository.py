@@ -162,6 +162,8 @@ def test_bad_options_and_seats_are_refused_before_writing(db_url: str) -> None:
                 await repo.create_match("m", "bulgarian", {"no_such_flag": 1}, SEATS)
             with pytest.raises(ValueError):
                 await repo.create_match("m", "bulgarian", {}, SEATS[:3])
+            with pytest.raises(ValueError, match="one seat"):  # its history would list it twice
+                await repo.create_match("m", "bulgarian", {}, [SEATS[0], *SEATS[1:3], SEATS[0]])
             assert await repo.load("m") is None
 
     run(scenario())

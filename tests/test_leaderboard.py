@@ -107,9 +107,10 @@ def match_rows(match_id: str, player: str, seat: int, *, private: bool = False,
         models.Match: [{"id": match_id, "variant": "bulgarian", "options": {}, "meta": {},
                         "private": private, "started_at": at}],
         models.MatchSeat: [{"match_id": match_id, "seat": seat, "player_id": player,
-                            "name": "ana", "kind": "human", "level": None}] + [
+                            "name": "ana", "kind": "human", "level": None, "started_at": at}] + [
             {"match_id": match_id, "seat": s, "player_id": None, "name": "Bot",
-             "kind": "bot", "level": level} for s, level in zip(others, bots, strict=True)],
+             "kind": "bot", "level": level, "started_at": at}
+            for s, level in zip(others, bots, strict=True)],
     }
 
 

@@ -18,6 +18,8 @@ from typing import cast
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from ..cancelled import raise_if_cancelled
+
 log = logging.getLogger(__name__)
 
 POLL = 0.5  # seconds a pub/sub read waits, within the client's socket timeout
@@ -65,5 +67,6 @@ class News:
                             if kind in self._handlers:
                                 self._handlers[kind](value)
             except (RedisError, OSError) as exc:
+                raise_if_cancelled(exc)  # the pub/sub's close failed as a cancel unwound
                 log.warning("accounts: news unheard, Redis: %s", exc)
                 await asyncio.sleep(RETRY)

@@ -14,6 +14,7 @@ from typing import Any, cast
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from ..cancelled import raise_if_cancelled
 from ..config import Settings
 from ..db.storage import DatabaseStorage
 from ..storage import Fenced, StorageError
@@ -332,9 +333,11 @@ class Cluster:
                         if message is not None:
                             await asyncio.sleep(random.uniform(0, 0.05))  # spread them
                             await self.adopt(cast(str, message["data"]))
-            except (RedisError, OSError, StorageError):
+            except (RedisError, OSError, StorageError) as exc:
+                raise_if_cancelled(exc)  # the pub/sub's close failed as a cancel unwound
                 await asyncio.sleep(self.period)
-            except Exception:
+            except Exception as exc:
+                raise_if_cancelled(exc)
                 log.exception("cluster hand-over listener failed")
                 await asyncio.sleep(self.period)
 

@@ -124,10 +124,13 @@ class MatchSeat(Base):
     name: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(8))  # human or bot
     level: Mapped[str | None] = mapped_column(String(16))
+    # The match's start, copied here so that a player's matches are one index range in
+    # the list's order: a page reads its 20 rows, not every match the player ever sat in.
+    started_at: Mapped[datetime]
 
     __table_args__ = (
-        # A player's matches and stats start here.
-        Index("ix_match_seats_player", "player_id", "match_id"),
+        # A player's matches, newest first (cursor on (started_at, match_id)), and stats.
+        Index("ix_match_seats_player", "player_id", "started_at", "match_id"),
     )
 
 

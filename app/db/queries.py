@@ -138,26 +138,30 @@ def _filtered(public: bool, finished: bool | None, given: frozenset[str]) -> Row
     m = models.Match
     stmt = select(m.id, m.variant, m.started_at, m.finished_at, m.end_reason, m.total0,
                   m.total1, m.winner)
-    if public:
-        stmt = stmt.where(~m.private)
+    # A player's matches are walked in the player's own seats index, whose copy of the
+    # start orders them (models.MatchSeat); anyone's, in the matches' index.
+    at, ident = m.started_at, m.id
     if "player" in given:
         seats = models.MatchSeat
-        stmt = stmt.where(m.id.in_(select(seats.match_id)
-                                   .where(seats.player_id == bindparam("player"))))
+        stmt = stmt.join(seats, seats.match_id == m.id).where(
+            seats.player_id == bindparam("player"))
+        at, ident = seats.started_at, seats.match_id
+    if public:
+        stmt = stmt.where(~m.private)
     if "variant" in given:
         stmt = stmt.where(m.variant == bindparam("variant"))
     if finished is not None:
         stmt = stmt.where(m.finished_at.is_not(None) if finished else m.finished_at.is_(None))
     if "since" in given:
-        stmt = stmt.where(m.started_at >= bindparam("since", type_=UTCDateTime()))
+        stmt = stmt.where(at >= bindparam("since", type_=UTCDateTime()))
     if "until" in given:
-        stmt = stmt.where(m.started_at < bindparam("until", type_=UTCDateTime()))
+        stmt = stmt.where(at < bindparam("until", type_=UTCDateTime()))
     if "after" in given:
         # A row-value comparison: both databases walk the index from the cursor on.
-        stmt = stmt.where(tuple_(m.started_at, m.id) < tuple_(
+        stmt = stmt.where(tuple_(at, ident) < tuple_(
             bindparam("after", type_=UTCDateTime()), bindparam("after_id")))
     # The page's matches, then their seats joined in the same statement.
-    page = stmt.order_by(m.started_at.desc(), m.id.desc()).limit(bindparam("limit")).subquery()
+    page = stmt.order_by(at.desc(), ident.desc()).limit(bindparam("limit")).subquery()
     s = models.MatchSeat
     return (select(page, s.seat, s.kind, s.name, s.player_id, s.level)
             .outerjoin(s, s.match_id == page.c.id)

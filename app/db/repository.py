@@ -148,6 +148,9 @@ class Repository:
         ``meta`` is the table server's (None for a match that was not a table's)."""
         if len(seats) != 4:
             raise ValueError("a match has four seats")
+        players = [s.player_id for s in seats if s.player_id is not None]
+        if len(players) != len(set(players)):
+            raise ValueError("a player sits at one seat of a match")
         flags = Options.make(variant, **options).changed()  # ValueError on a bad flag
         at = started_at or now()
         async with self.db.write() as conn:
@@ -164,7 +167,8 @@ class Repository:
             await conn.execute(
                 insert(models.MatchSeat),
                 [{"match_id": match_id, "seat": i, "player_id": s.player_id, "name": s.name,
-                  "kind": s.kind.value, "level": s.level} for i, s in enumerate(seats)],
+                  "kind": s.kind.value, "level": s.level, "started_at": at}
+                 for i, s in enumerate(seats)],
             )
 
     async def _upsert_player(

@@ -35,6 +35,7 @@ function profilePage(ctx, player) {
       h("h2", {}, t("profile.history_title", { variant: t(`variant.${variant}`) })),
       historyChart(t, variant, player.history[variant]))),
     h("section.bots-box", {}, h("h2", {}, t("profile.bots_title")), botsTable(t, variants, player.bots)),
+    h("h2", {}, t("history.stats")),
     h("section.history-stats", { "aria-label": t("history.stats") }, statsCards(t, player.stats)),
     h("h2", {}, t("profile.matches")),
     player.matches.length

@@ -1,0 +1,114 @@
+"""A node's Redis listeners end when the shutdown cancels them, even when closing their
+pub/sub fails as they unwind.
+
+redis-py closes a pub/sub's connection as the ``async with`` block around it exits, within
+the client's connect timeout (1 s: ``REDIS_TIMEOUT`` in app/cluster/node.py).  If the loop
+stalls past that timeout right then (a loaded machine; a SIGSTOP), the close raises
+redis's TimeoutError in place of the CancelledError it was unwinding.  A listener that
+retries on RedisError took it for an outage and went on listening, and the shutdown that
+had cancelled it waited for it for ever: tests/test_cluster.py's
+``test_a_node_with_many_tables_goes[term]`` once saw node A's hand-over wait so, its
+leases lapse (its loop was cancelled already), its writes fenced, and A never exit.
+:class:`StallingRedis` does what redis-py does then, without the stall."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any, cast
+
+import pytest
+from redis.asyncio import Redis
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.accounts.news import News
+from app.bots import BotRunner
+from app.cluster import Cluster
+from app.db.storage import DatabaseStorage
+from app.storage import MemoryStorage
+from app.tables import Lobby
+from tests.cluster_nodes import REDIS_SERVER, delete_keys
+from tests.conftest import app_settings
+from tests.waiting import eventually
+
+STOP = 3.0  # seconds a cancelled listener may take to end (it needs none)
+
+
+class StallingPubSub:
+    """A pub/sub with no messages whose first close while a cancel unwinds raises what
+    redis-py's does when the loop stalls past its connect timeout meanwhile."""
+
+    def __init__(self, redis: StallingRedis) -> None:
+        self._redis = redis
+
+    async def __aenter__(self) -> StallingPubSub:
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, *rest: Any) -> None:
+        if kind is not None and issubclass(kind, asyncio.CancelledError) and self._redis.stalls:
+            self._redis.stalls -= 1  # once: a second cancel (the test's cleanup) ends it
+            raise RedisTimeoutError("Timed out closing connection after 1.0")
+
+    async def subscribe(self, channel: str) -> None:
+        self._redis.subscribed += 1
+
+    async def get_message(self, ignore_subscribe_messages: bool = False,
+                          timeout: float = 0.0) -> None:
+        await asyncio.sleep(timeout)
+
+
+class StallingRedis:
+    def __init__(self) -> None:
+        self.stalls = 1
+        self.subscribed = 0  # subscriptions made: a listener that goes on makes another
+
+    def pubsub(self) -> StallingPubSub:
+        return StallingPubSub(self)
+
+
+async def ends(closing: asyncio.Future[None], what: str) -> None:
+    """``closing`` (a close that cancels a listener and waits for it) is done within STOP.
+    Not ``tests.waiting.within``: a close that suppresses CancelledError would take the
+    timeout's own cancel for the listener's end and return as if done."""
+    done, _ = await asyncio.wait({closing}, timeout=STOP)
+    assert done, f"{what} still waits {STOP:g} s after the cancel"
+    await closing
+
+
+def test_the_accounts_news_listener_ends_when_its_pubsub_close_fails() -> None:
+    async def scenario() -> None:
+        redis = StallingRedis()
+        news = News(lambda _: None, lambda _: None, cast(Redis, redis), "test:")
+        news.start()
+        await eventually(lambda: redis.subscribed == 1, 5, "the news listener to subscribe")
+        await ends(asyncio.ensure_future(news.close()), "the accounts' close")
+        assert redis.subscribed == 1 and redis.stalls == 0
+
+    asyncio.run(scenario())
+
+
+def test_the_hand_over_ends_when_the_listener_s_pubsub_close_fails(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    prefix = f"test-{uuid.uuid4().hex}:"
+    settings = app_settings(redis_url=REDIS_SERVER, redis_prefix=prefix,
+                            database_url="postgresql://postgres@127.0.0.1:5432/test")
+
+    async def scenario() -> None:
+        storage = MemoryStorage()
+        lobby = Lobby(settings, BotRunner(settings), storage)
+        cluster = Cluster(settings, lobby, cast(DatabaseStorage, storage), "key")
+        redis = StallingRedis()
+        monkeypatch.setattr(cluster.redis, "pubsub", redis.pubsub)
+        cluster._tasks = [asyncio.create_task(cluster._listen())]  # the one on pub/sub
+        try:
+            await eventually(lambda: redis.subscribed == 1, 5,
+                             "the hand-over listener to subscribe")
+            await ends(asyncio.ensure_future(cluster.hand_over(1)), "the hand-over")
+            assert redis.subscribed == 1 and redis.stalls == 0
+        finally:
+            await cluster.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        delete_keys(REDIS_SERVER, prefix)
