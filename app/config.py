@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     # Jobs queued or running at most, the whole server (or cluster): anyone may ask for a
     # finished match's review, so past this a new one waits (429) rather than the CPU.
     analysis_queue_max: int = Field(default=20, ge=1)
+    # New analyses one client address may ask for within the window (seconds), so that one
+    # visitor cannot fill that queue for everyone (the whole cluster's count).
+    analyses_per_address: int = Field(default=10, ge=1)
+    analysis_window: int = Field(default=3600, ge=1)
 
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)

@@ -18,6 +18,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
+from .accounts.limits import make_counters
 from .accounts.service import make_accounts
 from .analysis import Analyses
 from .api.errors import add_error_handlers
@@ -88,7 +89,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             app.state.accounts = await make_accounts(
                 settings, database, app.state.tokens, None if cluster is None else cluster.redis)
             app.state.monitor = monitor
-            app.state.analyses = analyses = Analyses(settings, database)
+            app.state.analyses = analyses = Analyses(settings, database, make_counters(
+                None if cluster is None else cluster.redis, settings.redis_prefix))
             await bots.start()
             monitor.start()
             try:

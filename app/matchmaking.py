@@ -42,6 +42,7 @@ from engine import Options
 from engine.options import VARIANTS
 
 from .auth import Player
+from .cancelled import stop_tasks
 from .cluster import Cluster
 from .cluster.node import Unavailable
 from .config import Settings
@@ -554,6 +555,4 @@ class Matchmaker:
                 await start(table, owner, group, QUEUE_LEVEL)
 
     async def close(self) -> None:
-        for task in list(self._starting):
-            task.cancel()
-        await asyncio.gather(*self._starting, return_exceptions=True)
+        await stop_tasks(list(self._starting), "matchmaking")

@@ -45,6 +45,7 @@ def app_settings(**overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "max_tables_per_address": 10_000,
         "max_sockets_per_address": 10_000,
+        "analyses_per_address": 10_000,
         "secret_key": "test-secret-key-0123456789",
         "bot_delay": 0,
         "ws_rate": 10_000,

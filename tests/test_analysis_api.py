@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, update
 
+from app.accounts.limits import MemoryCounters
 from app.analysis import Analyses
 from app.config import Settings
 from app.db import analyses as rows
@@ -147,6 +148,23 @@ def test_a_full_queue_refuses_a_new_job_not_an_old_one(sqlite_url: str) -> None:
         assert client.post("/api/matches/done/analysis").status_code == 202  # asked again
 
 
+def test_an_address_asks_for_so_many_new_analyses_a_window(sqlite_url: str) -> None:
+    """One visitor cannot fill the queue for everyone: past ANALYSES_PER_ADDRESS new jobs
+    in the window its next new one is refused (429, with the window's rest); asking for
+    one it already has still answers, and costs nothing."""
+    settings = app_settings(database_url=sqlite_url, analysis_workers=0,
+                            analyses_per_address=1, analysis_window=600)
+    with TestClient(create_app(settings, storage=MemoryStorage())) as client:
+        assert client.post("/api/matches/done/analysis").status_code == 202
+        assert client.post("/api/matches/done/analysis").status_code == 202  # the same job
+        refused = client.post("/api/matches/secret/analysis")
+        assert (refused.status_code, refused.json()["detail"]["code"]) == (
+            429, "too_many_analyses_for_you")
+        assert 590 <= int(refused.headers["Retry-After"]) <= 600
+        assert row(sqlite_url, "secret") is None
+        assert client.post("/api/matches/done/analysis").status_code == 202
+
+
 # In a cluster: the jobs go through saq's Redis queue; two nodes share it and the database.
 
 @pytest.fixture
@@ -175,7 +193,7 @@ def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, 
     settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
                         node_id=name, analysis_samples=1, **overrides)
     database = Database(url)
-    return Analyses(settings, database), database
+    return Analyses(settings, database, MemoryCounters()), database
 
 
 async def until_done(url: str, match_id: str) -> rows.AnalysisRow:
@@ -196,7 +214,8 @@ def test_two_nodes_take_one_job_once(cluster_url: str, prefix: str) -> None:
             for analyses, _ in nodes:
                 await analyses.start()
             (a, _), (b, _) = nodes
-            await asyncio.gather(a.request("done"), b.request("done"), a.request("done"))
+            await asyncio.gather(a.request("done", None), b.request("done", None),
+                                 a.request("done", None))
             done = await until_done(cluster_url, "done")
             assert done.attempts == 1 and done.result is not None
         finally:
@@ -212,7 +231,7 @@ def hold_a_job(url: str, prefix: str) -> None:
     async def body() -> None:
         analyses, _ = node(url, prefix, "a", analysis_retry_seconds=1)
         await analyses.start()
-        await analyses.request("done")
+        await analyses.request("done", None)
         await asyncio.Event().wait()
 
     run(body())

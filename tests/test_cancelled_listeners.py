@@ -14,6 +14,7 @@ leases lapse (its loop was cancelled already), its writes fenced, and A never ex
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from typing import Any, cast
 
@@ -23,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.accounts.news import News
 from app.bots import BotRunner
+from app.cancelled import stop_tasks
 from app.cluster import Cluster
 from app.db.storage import DatabaseStorage
 from app.storage import MemoryStorage
@@ -112,3 +114,28 @@ def test_the_hand_over_ends_when_the_listener_s_pubsub_close_fails(
         asyncio.run(scenario())
     finally:
         delete_keys(REDIS_SERVER, prefix)
+
+
+def test_a_shutdown_goes_on_past_a_task_that_does_not_end(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """:func:`app.cancelled.stop_tasks` waits for cancelled tasks a bounded time: one that
+    swallows its cancel (a defect like the listeners' above) is named, not waited for."""
+    async def scenario() -> None:
+        release = asyncio.Event()
+
+        async def stubborn() -> None:
+            while not release.is_set():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await release.wait()
+
+        tasks = [asyncio.create_task(stubborn(), name="stubborn"),
+                 asyncio.create_task(asyncio.sleep(3600), name="sleeper")]
+        await asyncio.sleep(0)
+        await ends(asyncio.ensure_future(stop_tasks(tasks, "the test", timeout=0.2)),
+                   "the stop")
+        assert tasks[1].cancelled() and not tasks[0].done()
+        assert "the test: 1 task(s) still running" in caplog.text and "stubborn" in caplog.text
+        release.set()
+        await tasks[0]
+
+    asyncio.run(scenario())

@@ -1,6 +1,6 @@
 """Counters of attempts in fixed windows (failed logins per username and per address,
-sign-ups per address): in memory for one process, in Redis for a cluster, so that an
-attacker gains nothing by spreading attempts over the nodes."""
+sign-ups and analyses asked for per address): in memory for one process, in Redis for a
+cluster, so that an attacker gains nothing by spreading attempts over the nodes."""
 
 from __future__ import annotations
 
@@ -72,3 +72,8 @@ class RedisCounters:
 
     async def clear(self, key: str) -> None:
         await self._redis.delete(self._prefix + key)
+
+
+def make_counters(redis: Redis | None, prefix: str) -> Counters:
+    """A process's counters, or with ``redis`` (a cluster's) the cluster's."""
+    return MemoryCounters() if redis is None else RedisCounters(redis, prefix)

@@ -10,7 +10,6 @@ it stays open.  Without Redis the news goes to this process only.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import cast
@@ -18,7 +17,7 @@ from typing import cast
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from ..cancelled import raise_if_cancelled
+from ..cancelled import raise_if_cancelled, stop_tasks
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +39,7 @@ class News:
 
     async def close(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_tasks([self._task], "accounts' news")
 
     async def tell(self, kind: str, value: str) -> None:
         """Act on it here at once, then tell the other nodes (if any)."""

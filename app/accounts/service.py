@@ -24,7 +24,7 @@ from ..db import accounts as store
 from ..db.session import Database
 from ..storage import StorageError
 from ..tables import Client
-from .limits import Counters, MemoryCounters, RedisCounters
+from .limits import Counters, make_counters
 from .news import ACCOUNT, ENDED, News
 from .passwords import Passwords
 from .sessions import Sessions, is_session_token, token_hash
@@ -229,9 +229,8 @@ async def make_accounts(settings: Settings, database: Database, tokens: Tokens,
     limits = Limits(settings.login_window, settings.login_failures_per_username,
                     settings.login_failures_per_address, settings.signup_window,
                     settings.signups_per_address)
-    counters: Counters = MemoryCounters() if redis is None else RedisCounters(redis, prefix)
     accounts = Accounts(database, tokens, passwords,
                         Sessions(database, settings.session_days, redis, prefix),
-                        counters, limits, redis, prefix)
+                        make_counters(redis, prefix), limits, redis, prefix)
     await accounts.start(timedelta(seconds=settings.token_max_age))
     return accounts

@@ -11,6 +11,7 @@ from typing import Any
 
 from ai import review as ai_review
 
+from ..accounts.limits import Counters
 from ..config import Settings
 from ..db import analyses as rows
 from ..db import queries
@@ -36,12 +37,23 @@ class QueueFull(Exception):
     pass
 
 
+class TooManyForYou(Exception):
+    """This address asked for ANALYSES_PER_ADDRESS new analyses within the window."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
 class Analyses:
     """This server's analyses: asked for and read by the routes, run by ``queue``'s
     workers through :meth:`run`."""
 
-    def __init__(self, settings: Settings, database: Database) -> None:
+    def __init__(self, settings: Settings, database: Database, counters: Counters) -> None:
         self._database = database
+        self._counters = counters
+        self._per_address = settings.analyses_per_address
+        self._window = settings.analysis_window
         self._seed = settings.analysis_seed
         self._samples = settings.analysis_samples or ai_review.DEFAULT_SAMPLES
         self._queue_max = settings.analysis_queue_max
@@ -72,20 +84,29 @@ class Analyses:
         if self._pool is not None:
             await self._pool.close()
 
-    async def request(self, match_id: str) -> AnalysisRow:
-        """The match's job, queued if it is the first request (idempotent); QueueFull if it
-        is new and ANALYSIS_QUEUE_MAX jobs are waiting or running already.  In a cluster,
-        a pending job is queued again, which saq ignores while it holds the job: a job
-        that Redis lost (or gave up on) is taken up again by the next request."""
+    async def request(self, match_id: str, address: str | None) -> AnalysisRow:
+        """The match's job, queued if it is the first request (idempotent).  A new one is
+        refused with TooManyForYou past ANALYSES_PER_ADDRESS of ``address``'s within the
+        window, and with QueueFull while ANALYSIS_QUEUE_MAX jobs wait or run; asking for
+        a job that exists costs nothing.  In a cluster, a pending job is queued again,
+        which saq ignores while it holds the job: a job that Redis lost (or gave up on)
+        is taken up again by the next request.  (Counters raise RedisError while a
+        cluster's Redis is down.)"""
         over = await rows.match_over(self._database, match_id)
         if over is None:
             raise MatchNotFound(match_id)
         if not over:
             raise MatchNotOver(match_id)
-        if (await rows.get(self._database, match_id) is None
-                and await rows.count_pending(self._database) >= self._queue_max):
-            raise QueueFull(match_id)
+        key = f"analyses:{address}"
+        if await rows.get(self._database, match_id) is None:
+            wait = await self._counters.blocked(key, self._per_address)
+            if wait is not None:
+                raise TooManyForYou(wait)
+            if await rows.count_pending(self._database) >= self._queue_max:
+                raise QueueFull(match_id)
         row, created = await rows.create(self._database, match_id, self._seed, self._samples)
+        if created:
+            await self._counters.add(key, self._window)
         if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
             await self.queue.put(match_id)
         return row

@@ -18,6 +18,7 @@ from saq import Job, Worker
 from saq.queue.redis import RedisQueue
 from saq.types import Context, PartialTimersDict, WorkerInfo
 
+from ..cancelled import stop_tasks
 from ..config import Settings
 from ..storage import StorageError
 
@@ -62,9 +63,7 @@ class LocalQueue:
                 logger.exception("analysis of %s dropped", match_id)
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(self._tasks, "analysis queue")
 
 
 class SaqQueue:

@@ -90,6 +90,11 @@ async def identify(accounts: Accounts, token: str) -> Caller | None:
                        "sessions cannot be read now, try again later") from None
 
 
+def client_address(request: Request) -> str | None:
+    """The caller's address, as uvicorn read it (behind a proxy: FORWARDED_ALLOW_IPS)."""
+    return request.client.host if request.client else None
+
+
 def get_table(
     lobby: Annotated[Lobby, Depends(get_lobby)],
     table_id: Annotated[str, Path(max_length=32)],
@@ -106,4 +111,5 @@ AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 PlayerDep = Annotated[Player, Depends(current_player)]
 ViewerDep = Annotated[Player | None, Depends(optional_player)]
 TableDep = Annotated[Table, Depends(get_table)]
+AddressDep = Annotated[str | None, Depends(client_address)]
 SeatPath = Annotated[int, Path(ge=0, le=3, description="Seat 0 to 3; seats 0 and 2 are team 0.")]

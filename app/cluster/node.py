@@ -14,7 +14,7 @@ from typing import Any, cast
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from ..cancelled import raise_if_cancelled
+from ..cancelled import raise_if_cancelled, stop_tasks
 from ..config import Settings
 from ..db.storage import DatabaseStorage
 from ..storage import Fenced, StorageError
@@ -84,9 +84,7 @@ class Cluster:
         """At exit: park the waiting tables in Redis, stop (and log) every table within
         ``drain`` seconds, then give up the leases and tell the other nodes, which take
         the tables over at once instead of waiting for the leases to run out."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(self._tasks, "cluster")
         self._tasks = []
         parked = {t.id: self.lobby.park(t) for t in self.lobby.tables.values()
                   if t.status == TableStatus.WAITING}
@@ -110,9 +108,7 @@ class Cluster:
 
     async def close(self) -> None:
         """After :meth:`hand_over` (or instead: a test's lifespan)."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(self._tasks, "cluster")
         await self.relay.close()
         await self.redis.aclose()
 

@@ -66,3 +66,31 @@ def test_the_replay_of_a_match_still_on_offers_no_analysis(browser: Browser,
             expect(replay.locator("[data-testid=analysis]")).to_have_count(0)
         finally:
             context.close()
+
+
+def test_a_visitor_past_their_analyses_is_told_when_to_come_back(browser: Browser,
+                                                                tmp_path: Path) -> None:
+    """ANALYSES_PER_ADDRESS new analyses an address: the next new one is refused, and the
+    panel says so in words, with the wait, and offers to ask again (no worker here: the
+    first job only waits)."""
+    with serve(tmp_path, ANALYSES_PER_ADDRESS="1", ANALYSIS_WORKERS="0") as server:
+        context = new_context(browser, server)
+        try:
+            page = context.new_page()
+            sign_in(page, "Ana")
+            matches = []
+            for _ in range(2):
+                page.goto("/")
+                matches.append(start_with_bots(page, target_score="1"))
+                play_until(page, lambda state: state.status == "over")
+            panel = page.locator("[data-testid=analysis]")
+            page.goto(f"/#/match/{matches[0]}")
+            page.locator("[data-testid=analyse]").click()
+            expect(panel).to_have_attribute("data-status", "queued")
+            page.goto(f"/#/match/{matches[1]}")
+            page.locator("[data-testid=analyse]").click()
+            expect(panel.locator("[role=alert]")).to_have_text(
+                "You asked for many analyses lately: try again in 60 min.")
+            expect(page.locator("[data-testid=analyse]")).to_be_enabled()
+        finally:
+            context.close()

@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request, Response, status
+from fastapi import APIRouter, Depends, Response, status
 from redis.exceptions import RedisError
 
 from ...accounts.service import AccountError, Caller
 from ...models import AccountCreate, Credentials, GuestPublic, Me, PasswordChange
 from ...storage import StorageUnavailable
-from ..deps import AccountsDep, Bearer, CallerDep, current_caller
+from ..deps import AccountsDep, AddressDep, Bearer, CallerDep, current_caller
 from ..errors import ApiError, error_responses
 
 router = APIRouter(tags=["accounts"])
@@ -46,10 +46,6 @@ def refusals() -> Iterator[None]:
                        {"Retry-After": "1"}) from None
 
 
-def _address(request: Request) -> str | None:
-    return request.client.host if request.client else None
-
-
 async def optional_caller(accounts: AccountsDep, credentials: Bearer) -> Caller | None:
     """The guest signing up, if a token came; a bad one is refused rather than ignored
     (the guest would lose its history to a fresh id without knowing)."""
@@ -57,7 +53,7 @@ async def optional_caller(accounts: AccountsDep, credentials: Bearer) -> Caller 
 
 
 @router.post("/accounts", status_code=status.HTTP_201_CREATED, responses=_refusals)
-async def create_account(body: AccountCreate, request: Request, accounts: AccountsDep,
+async def create_account(body: AccountCreate, address: AddressDep, accounts: AccountsDep,
                          caller: Annotated[Caller | None, Depends(optional_caller)]
                          ) -> GuestPublic:
     """Sign up, logged in at once.  With a guest's token, that guest becomes the account:
@@ -65,16 +61,16 @@ async def create_account(body: AccountCreate, request: Request, accounts: Accoun
     working (use the one answered)."""
     with refusals():
         account, token = await accounts.register(body.username, body.password, caller,
-                                                 _address(request))
+                                                 address)
     return GuestPublic(id=account.player.id, name=account.player.name, token=token)
 
 
 @router.post("/sessions", status_code=status.HTTP_201_CREATED, responses=_refusals)
-async def log_in(body: Credentials, request: Request, accounts: AccountsDep) -> GuestPublic:
+async def log_in(body: Credentials, address: AddressDep, accounts: AccountsDep) -> GuestPublic:
     """A new session's token.  A wrong username and a wrong password answer alike."""
     with refusals():
         account, token = await accounts.login(body.username, body.password,
-                                              _address(request))
+                                              address)
     return GuestPublic(id=account.player.id, name=account.player.name, token=token)
 
 

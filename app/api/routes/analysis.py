@@ -8,10 +8,12 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
+from redis.exceptions import RedisError
 
-from ...analysis import Analyses, MatchNotFound, MatchNotOver, QueueFull
+from ...analysis import Analyses, MatchNotFound, MatchNotOver, QueueFull, TooManyForYou
 from ...db.analyses import AnalysisRow
 from ...storage import StorageUnavailable
+from ..deps import AddressDep
 from ..errors import ApiError, error_responses
 
 
@@ -39,8 +41,10 @@ _errors = error_responses({
     404: "No such match (`match_not_found`), or no analysis asked for (`no_analysis`)",
     409: "The match is not over (`match_not_over`)",
     422: "A malformed match id",
-    429: "Too many analyses waiting (`too_many_analyses`), with `Retry-After`",
-    503: "The database is unavailable",
+    429: "Too many analyses waiting (`too_many_analyses`), or asked for from this address "
+         "(`too_many_analyses_for_you`), with `Retry-After`",
+    503: "The database (`storage_unavailable`) or a cluster's Redis "
+         "(`cluster_unavailable`) is unavailable",
 })
 router = APIRouter(prefix="/api", tags=["analysis"], responses=_errors)
 RETRY_AFTER = "60"  # seconds: about what a review takes
@@ -48,10 +52,11 @@ RETRY_AFTER = "60"  # seconds: about what a review takes
 
 @router.post("/matches/{match_id}/analysis", status_code=status.HTTP_202_ACCEPTED,
              response_model_exclude_none=True)
-async def ask_analysis(analyses: AnalysesDep, match_id: str) -> AnalysisStatus:
+async def ask_analysis(analyses: AnalysesDep, match_id: str,
+                       address: AddressDep) -> AnalysisStatus:
     """Ask for the match's review; asking again answers the same job's status."""
     try:
-        row = await analyses.request(match_id)
+        row = await analyses.request(match_id, address)
     except MatchNotFound:
         raise ApiError(404, "match_not_found", f"no match {match_id!r}") from None
     except MatchNotOver:
@@ -59,8 +64,15 @@ async def ask_analysis(analyses: AnalysesDep, match_id: str) -> AnalysisStatus:
     except QueueFull:
         raise ApiError(429, "too_many_analyses", "too many analyses are waiting; try again "
                        "in a minute", headers={"Retry-After": RETRY_AFTER}) from None
+    except TooManyForYou as refused:
+        raise ApiError(429, "too_many_analyses_for_you", "you asked for many analyses "
+                       "lately; try again later",
+                       headers={"Retry-After": str(refused.retry_after)}) from None
     except StorageUnavailable:
         raise _unavailable() from None
+    except (RedisError, OSError):
+        raise ApiError(503, "cluster_unavailable", "the cluster's Redis does not answer, "
+                       "try again later", headers={"Retry-After": "1"}) from None
     return AnalysisStatus.of(row, full=False)
 
 

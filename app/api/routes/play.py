@@ -15,7 +15,7 @@ from ...accounts.service import Caller
 from ...matchmaking import Entry, Matchmaker
 from ...models import TablePublic
 from ...tables import TableError
-from ..deps import CallerDep, PlayerDep
+from ..deps import AddressDep, CallerDep, PlayerDep
 from ..errors import error_responses
 
 router = APIRouter(tags=["play now"], responses=error_responses({
@@ -78,10 +78,9 @@ RATED_ERRORS = error_responses({403: "A rated match for a guest (`account_requir
     429: "Too many tables: on the server, or open ones of the player or address"}
     ) | RATED_ERRORS)
 async def quickplay(body: QuickPlay, caller: CallerDep, matchmaker: MatchmakerDep,
-                    request: Request) -> TablePublic:
+                    address: AddressDep) -> TablePublic:
     """A table started at once: the caller in seat 0, three bots of ``level``.  The same
     limits as `POST /api/tables`."""
-    address = request.client.host if request.client else None
     check_rated(body.rated, caller)
     table = await matchmaker.quickplay(caller.player, body.variant, body.level, address,
                                        body.rated)
@@ -97,12 +96,11 @@ def check_rated(rated: bool, caller: Caller) -> None:
 
 @router.post("/queue", response_model_exclude_none=True, responses=RATED_ERRORS)
 async def join_queue(body: QueueJoin, caller: CallerDep, matchmaker: MatchmakerDep,
-                     request: Request) -> QueueStatus:
+                     address: AddressDep) -> QueueStatus:
     """Wait for other people who want a game of ``variant``: four of them are seated
     together at once; when the caller's ``wait_seconds`` are over, bots fill the empty
     seats.  Poll `GET /api/queue` (at least every 15 s: it keeps the place) to learn the
     table.  Asking again for the same variant keeps the place; another variant moves."""
-    address = request.client.host if request.client else None
     check_rated(body.rated, caller)
     entry = await matchmaker.join(caller.player, body.variant, body.wait_seconds, address,
                                   body.rated)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response, status
+from fastapi import APIRouter, Query, Response, status
 
 from engine import Options
 
@@ -21,6 +21,7 @@ from ...tables import (
 )
 from ...vocabulary import TableStatus
 from ..deps import (
+    AddressDep,
     CallerDep,
     ClusterDep,
     LobbyDep,
@@ -71,7 +72,7 @@ async def list_tables(
                  503: "Shutting down, or (a cluster) Redis out of reach"}))
 async def create_table(
     body: TableCreate, caller: CallerDep, lobby: LobbyDep, settings: SettingsDep,
-    cluster: ClusterDep, request: Request,
+    cluster: ClusterDep, address: AddressDep,
 ) -> TablePublic:
     """Open a table; the creator may then sit, add bots and start it.  A player, and a
     client address, may hold only so many open tables (429, with Retry-After when one
@@ -92,7 +93,7 @@ async def create_table(
         spectator_chat=body.spectator_chat,
         rated=body.rated,
     )
-    table = lobby.create(caller.player, config, request.client.host if request.client else None)
+    table = lobby.create(caller.player, config, address)
     if cluster is not None:  # the other nodes must find it before its creator's socket
         await cluster.own(table)
     return table.info()

@@ -51,8 +51,17 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
     if (error && error.status === 404 && error.code === "no_analysis") { show(null); return; }
     const over = !(error && error.code === "match_not_over");
     fill(element, h("h2", {}, t("analysis.title")),
-      h("p.history-error", { role: "alert" }, t(over ? "analysis.error" : "analysis.not_over")),
+      h("p.history-error", { role: "alert" }, over ? why(error) : t("analysis.not_over")),
       over ? startButton() : null);  // a blip or a busy server: the player may ask again
+  }
+
+  function why(error) {
+    const code = error && error.code;
+    if (code === "too_many_analyses") return t("analysis.busy");
+    if (code === "too_many_analyses_for_you") {
+      return t("analysis.too_many", { minutes: Math.max(1, Math.ceil((error.retryAfter || 60) / 60)) });
+    }
+    return t("analysis.error");
   }
 
   function startButton() {
