@@ -144,9 +144,10 @@ def frozen_heap() -> Iterator[None]:
     """Keep what start-up made (modules, the app, SQLAlchemy's and pydantic's schemas:
     some 160,000 objects) out of the collector's passes while the server serves.  A full
     pass walks every tracked object and stops the event loop meanwhile: 60 ms and more,
-    which every table and request waiting at that moment felt (docs/ratings.md).  Thawed
-    at the end, so that an app made again in the same process (tests) can be collected."""
-    gc.collect()
+    which every table and request waiting at that moment felt (docs/ratings.md).  No
+    collection first: it would cost a full pass (75 ms a start in a test's process) to
+    free the few cycles start-up left.  Thawed at the end, so that an app made again in
+    the same process (tests) can be collected."""
     gc.freeze()
     try:
         yield
