@@ -105,10 +105,10 @@ class Analyses:
             if await rows.count_pending(self._database) >= self._queue_max:
                 raise QueueFull(match_id)
         row, created = await rows.create(self._database, match_id, self._seed, self._samples)
-        if created:
-            await self._counters.add(key, self._window)
         if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
             await self.queue.put(match_id)
+        if created:  # counted once queued: a count Redis failed to keep is the asker's gain
+            await self._counters.add(key, self._window)
         return row
 
     async def get(self, match_id: str) -> AnalysisRow | None:
