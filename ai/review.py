@@ -9,7 +9,8 @@ Every decision of every seat is judged twice (docs/analysis.md):
    declarations, belots, valat, the hanging pool).  A bid is valued by finishing the
    auction in each sampled deal with the hard bot's own calls and solving the contract
    that results.  Each legal choice gets the mean over the samples; its loss is the best
-   choice's value minus the one played.
+   choice's value minus the one played (a bid's: measured on other deals than those that
+   chose the best, see :meth:`_Judge.bid_loss`).
 2. *In hindsight* (cards only): the same solver and scoring on the true hands.
 
 Values are the deal's score lead of the acting seat's team (its score minus the other
@@ -50,13 +51,16 @@ from .solver import Solver, split
 
 Grade = Literal["good", "inaccuracy", "mistake", "blunder"]
 Kind = Literal["bid", "announce", "belot", "card"]
+KINDS: tuple[Kind, ...] = ("bid", "announce", "belot", "card")
 
 DEFAULT_SAMPLES = 4
 MORE_SAMPLES = 3  # a card, belot or announcement that may have lost: up to 3x the samples
+HELD_OUT = 3  # a call's loss is measured on 3x as many decks as chose the best call
 # Loss thresholds (inaccuracy, mistake, blunder; card points of the deal's score lead),
 # from the distributions measured on bot matches (docs/analysis.md): at or above each,
 # the decision gets the grade.  A call is judged over whole deals still to be dealt and
-# played, so its values spread far wider than a card's: its thresholds are wider too.
+# played, so its values spread far wider than a card's: its thresholds are wider too, above
+# the standard error of its held-out loss (60 to 90).
 THRESHOLDS: dict[str, tuple[float, float, float]] = {
     "card": (10.0, 30.0, 80.0),
     "belot": (10.0, 30.0, 80.0),
@@ -132,14 +136,14 @@ def grade_of(kind: str, loss: float) -> Grade:
 
 
 def review(record: Mapping[str, Any], *, seed: int = 0, samples: int = DEFAULT_SAMPLES,
-           seats: Collection[int] = range(4),
+           seats: Collection[int] = range(4), kinds: Collection[Kind] = KINDS,
            progress: Callable[[int, int], None] | None = None) -> MatchReview:
-    """Judge every decision of ``seats`` in a (finished or partial) match record;
-    RecordError if the record is not valid.  ``progress(done, total)`` after each
-    decision.  A decision's judgement does not depend on which other seats are judged."""
+    """Judge every decision of ``seats`` and ``kinds`` in a (finished or partial) match
+    record; RecordError if the record is not valid.  ``progress(done, total)`` after each
+    decision.  A decision's judgement does not depend on which others are judged."""
     if samples < 1:
         raise ValueError("samples must be at least 1")
-    moments = [m for m in _moments(record) if m.obs.seat in seats]
+    moments = [m for m in _moments(record) if m.obs.seat in seats and m.kind in kinds]
     judge = _Judge(read_options(record), seed, samples)
     decisions = []
     for done, moment in enumerate(moments, 1):
@@ -227,7 +231,11 @@ class _Judge:
         played = _played_text(m)
         order = sorted(values, key=lambda a: (-values[a], a != played, a))
         best = order[0]  # the played choice when it ties for best
-        loss = max(0.0, values[best] - values[played])
+        if m.kind == "bid":
+            loss = self.bid_loss(m, best, played)
+            best = best if loss > 0 else played  # not better on the held-out deals
+        else:
+            loss = max(0.0, values[best] - values[played])
         if m.kind == "bid" and len(order) > MOST_BIDS:
             order = order[:MOST_BIDS] + ([played] if played not in order[:MOST_BIDS] else [])
         h_best = h_loss = None
@@ -310,27 +318,39 @@ class _Judge:
     # ------------------------------------------------------------------ auction
 
     def bid_values(self, m: _Moment) -> dict[str, float]:
-        """Each legal call's mean score lead: the auction finished by hard's calls in
-        each sampled deal, the contract solved open and scored."""
-        obs = m.obs
-        totals = dict.fromkeys(obs.legal_actions, 0.0)
-        for deck in self._decks(m):
-            for call in totals:
-                totals[call] += self._rollout(m, deck, call)
-        n = bid_samples(self.samples)
-        return {action_name(a): v / n for a, v in totals.items()}
+        """Each legal call's mean score lead on the seat's choosing decks: the auction
+        finished by hard's calls in each sampled deal, the contract solved open and
+        scored."""
+        decks = self._decks(m)[:bid_samples(self.samples)]
+        return {action_name(a): sum(self._rollout(m, deck, a) for deck in decks) / len(decks)
+                for a in m.obs.legal_actions}
+
+    def bid_loss(self, m: _Moment, best: str, played: str) -> float:
+        """The advantage of the call best on the choosing decks over the call made,
+        measured on the seat's other decks, 0 if none.  Held out: the best of up to nine
+        means over a few whole deals is mostly the luck that made it best, which other
+        deals do not repeat (measured: on fresh deals it did worse than the call made;
+        docs/analysis.md)."""
+        if best == played:
+            return 0.0
+        calls = {action_name(a): a for a in m.obs.legal_actions}
+        decks = self._decks(m)[bid_samples(self.samples):]
+        gain = sum(self._rollout(m, deck, calls[best]) - self._rollout(m, deck, calls[played])
+                   for deck in decks)
+        return max(0.0, gain / len(decks))
 
     def _decks(self, m: _Moment) -> list[list[Card]]:
         """The decks a seat's calls in a deal are judged on, drawn at its first call
         (what it learns later in the auction is soft evidence only, and judging every
-        call on the same deals lets them share the solved contracts)."""
+        call on the same deals lets them share the solved contracts): first the choosing
+        decks, then the held-out ones."""
         key = (m.deal, m.obs.seat)
         decks = self.decks.get(key)
         if decks is None:
             rng = random.Random(f"{self.seed}:{m.deal}:{m.obs.seat}:auction")
             weights = infer(m.obs).weights
-            decks = self.decks[key] = [_auction_deck(m.obs, weights, rng)
-                                       for _ in range(bid_samples(self.samples))]
+            n = bid_samples(self.samples) * (1 + HELD_OUT)
+            decks = self.decks[key] = [_auction_deck(m.obs, weights, rng) for _ in range(n)]
         return decks
 
     def _rollout(self, m: _Moment, deck: list[Card], call: Action) -> float:
@@ -375,8 +395,9 @@ class _Judge:
 
 
 def bid_samples(samples: int) -> int:
-    """Deals per seat and auction: half the samples (each costs a solved deal per contract
-    reached, where a card costs one search from the current trick)."""
+    """Deals per seat and auction that every call is valued on, to choose the best: half
+    the samples (each costs a solved deal per contract reached, where a card costs one
+    search from the current trick)."""
     return max(1, samples // 2)
 
 

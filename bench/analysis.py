@@ -1,7 +1,7 @@
 """Measures the match review (ai/review.py); figures in docs/analysis.md.
 
     python bench/analysis.py speed  [--samples 2 4 6]            # CPU per whole match
-    python bench/analysis.py levels [--matches 10] [--deals 0] [--jobs 2] --out F
+    python bench/analysis.py levels [--matches 10] [--deals 0] [--jobs 2] [--bids] --out F
     python bench/analysis.py summary F                           # the figures of a run
 
 ``speed`` plays one 151-point Bulgarian match of hard bots and reviews it whole at each
@@ -12,6 +12,8 @@ easy, normal or hard) against hard (team 1), reviews team 0's decisions (the fir
 level, so their first deals are dealt the same cards) and prints, per level, the mean loss
 per decision with its 95% interval over matches, in all and per kind; the levels' paired
 differences; the grades' shares; and how many of hard's grades a second seed keeps.
+``--bids`` reviews the calls only, and plays the last reviewed deal only to the end of
+its auction (what the calls are judged on), at a small part of the cost.
 """
 
 from __future__ import annotations
@@ -27,22 +29,26 @@ from typing import Any
 
 from ai.arena import mean_ci, percentile
 from ai.bot import LEVELS, make_bot
-from ai.review import DEFAULT_SAMPLES, grade_of, review
+from ai.review import DEFAULT_SAMPLES, KINDS, grade_of, review
+from engine.deal import Phase
 from engine.match import Match
 from engine.options import Options
 from engine.record import write_record
 
 BOT_BUDGET_S = 0.3  # the hard bots' cap per decision while the matches are played
 GRADES = ("good", "inaccuracy", "mistake", "blunder")
-KINDS = ("card", "bid", "announce", "belot")
 
 
-def play(variant: str, levels: tuple[str, str], seed: int, deals: int = 0) -> dict[str, Any]:
+def play(variant: str, levels: tuple[str, str], seed: int, deals: int = 0,
+         auction: bool = False) -> dict[str, Any]:
     """The record of a match of ``levels[0]`` (team 0) against ``levels[1]``, stopped
-    after ``deals`` deals (0: played to the end)."""
+    after ``deals`` deals (0: played to the end), or (``auction``) at the end of the
+    last one's auction."""
     match = Match(Options.make(variant), seed=seed)
     bots = [make_bot(levels[s & 1], seed=seed * 4 + s, budget_s=BOT_BUDGET_S) for s in range(4)]
     while not match.is_over and not (deals and len(match.results) >= deals):
+        if auction and len(match.deals) == deals and match.deals[-1].phase != Phase.AUCTION:
+            break
         seat = match.current_player()
         assert seat is not None
         match.apply_action(bots[seat].choose(match.observation(seat)), seat)
@@ -64,12 +70,12 @@ def speed(samples: list[int], seed: int) -> None:
 
 
 def levels(variants: list[str], teams: list[str], matches: int, deals: int, samples: int,
-           seed: int, jobs: int, out: Path) -> None:
+           seed: int, jobs: int, out: Path, bids: bool = False) -> None:
     """Play and review every (variant, match, level) not yet in ``out`` (one JSON line
     each, so that a long run can be stopped and resumed), on ``jobs`` processes; then
     print the figures from the whole file."""
     done = {(r["variant"], r["match"], r["level"]) for r in _rows(out)}
-    tasks = [(v, seed + i, level, deals, samples, seed) for v in variants
+    tasks = [(v, seed + i, level, deals, samples, seed, bids) for v in variants
              for i in range(matches) for level in teams if (v, seed + i, level) not in done]
     print(f"{len(tasks)} reviews to run on {jobs} processes, {len(done)} already in {out}",
           flush=True)
@@ -80,18 +86,20 @@ def levels(variants: list[str], teams: list[str], matches: int, deals: int, samp
     summary(out)
 
 
-def _judge_level(task: tuple[str, int, str, int, int, int]) -> dict[str, Any]:
-    """One match of ``level`` (team 0) against hard: team 0's decisions, and for hard a
-    second review with another seed, to count the grades it keeps."""
-    variant, match, level, deals, samples, seed = task
+def _judge_level(task: tuple[str, int, str, int, int, int, bool]) -> dict[str, Any]:
+    """One match of ``level`` (team 0) against hard: team 0's decisions (calls only if
+    ``bids``), and for hard a second review with another seed, to count the grades it
+    keeps."""
+    variant, match, level, deals, samples, seed, bids = task
     start = time.process_time()
-    record = play(variant, (level, "hard"), match, deals)
-    result = review(record, seed=seed, samples=samples, seats=(0, 2))
+    record = play(variant, (level, "hard"), match, deals, auction=bids)
+    kinds = ("bid",) if bids else KINDS
+    result = review(record, seed=seed, samples=samples, seats=(0, 2), kinds=kinds)
     row: dict[str, Any] = {
         "variant": variant, "match": match, "level": level,
         "decisions": [[d.kind, d.loss, d.hindsight_loss] for d in result.decisions]}
     if level == "hard":
-        again = review(record, seed=seed + 1, samples=samples, seats=(0, 2))
+        again = review(record, seed=seed + 1, samples=samples, seats=(0, 2), kinds=kinds)
         row["other_seed"] = [[d.kind, d.loss] for d in again.decisions]
     row["cpu"] = time.process_time() - start
     return row
@@ -177,6 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     lv.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     lv.add_argument("--seed", type=int, default=1)
     lv.add_argument("--jobs", type=int, default=1)
+    lv.add_argument("--bids", action="store_true", help="review the calls only")
     lv.add_argument("--out", type=Path, required=True, help="the JSON lines file to append to")
     sm = sub.add_parser("summary")
     sm.add_argument("out", type=Path)
@@ -185,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
         speed(args.samples, args.seed)
     elif args.command == "levels":
         levels(args.variants, args.levels, args.matches, args.deals, args.samples, args.seed,
-               args.jobs, args.out)
+               args.jobs, args.out, args.bids)
     else:
         summary(args.out)
 

@@ -13,13 +13,24 @@ import pytest
 
 from ai.hard import Scorer
 from ai.normal import NormalBot
-from ai.review import NO_ANNOUNCEMENT, THRESHOLDS, grade_of, review, review_json
+from ai.review import (
+    HELD_OUT,
+    NO_ANNOUNCEMENT,
+    THRESHOLDS,
+    Kind,
+    _Judge,
+    _moments,
+    bid_samples,
+    grade_of,
+    review,
+    review_json,
+)
 from ai.solver import Solver
 from engine.actions import BELOT, action_name, is_announce
 from engine.cards import card_name
 from engine.match import Match
 from engine.options import Options
-from engine.record import replay, write_record
+from engine.record import read_options, replay, write_record
 
 
 @cache
@@ -106,6 +117,8 @@ def test_hidden_cards_do_not_change_the_informed_judgement(variant: str, kind: s
     mine = _cut(record, step + 1)
     a, b = review(mine, seed=5, samples=2), review(other, seed=5, samples=2)
     da, db = _decision(a, step, kind), _decision(b, step, kind)
+    if kind == "bid":  # the best on the choosing decks is not the call made: the loss
+        assert da.choices[0].action != da.played  # was measured on the held-out decks
     assert [(c.action, c.value) for c in da.choices] == [(c.action, c.value) for c in db.choices]
     assert (da.best, da.loss, da.grade) == (db.best, db.loss, db.grade)
     assert _state(mine, step).deal.hands != _state(other, step).deal.hands  # type: ignore[union-attr]
@@ -165,13 +178,43 @@ def test_every_legal_choice_is_listed_best_first_losses_not_negative() -> None:
         listed = [c.action for c in d.choices]
         assert set(listed) == names and len(listed) == len(names)
         values = [c.value for c in d.choices]
-        assert values == sorted(values, reverse=True) and d.best == listed[0]
-        played = dict(zip(listed, values, strict=True))[d.played]
-        assert d.loss >= 0 and d.loss == max(values) - played
+        assert values == sorted(values, reverse=True) and d.loss >= 0
+        if d.kind == "bid":  # its loss is measured on other decks (the next test)
+            assert d.best == (listed[0] if d.loss > 0 else d.played)
+        else:
+            played = dict(zip(listed, values, strict=True))[d.played]
+            assert d.best == listed[0] and d.loss == max(values) - played
         assert d.grade == grade_of(d.kind, d.loss)
         assert d.hindsight_loss is None or d.hindsight_loss >= 0
     for s in result.seats:
         assert s.decisions == sum(s.counts.values())
+
+
+def test_a_calls_loss_is_measured_on_other_decks_than_chose_the_best() -> None:
+    record = _one_deal("bulgarian", 1)
+    bids: tuple[Kind] = ("bid",)
+    result = review(record, seed=5, samples=2, kinds=bids)
+    judge = _Judge(read_options(record), 5, 2)
+    moments = [m for m in _moments(record) if m.kind == "bid"]
+    assert len(moments) == len(result.decisions)
+    held_out = 0
+    for m, d in zip(moments, result.decisions, strict=True):
+        decks = judge._decks(m)
+        choosing, others = decks[:bid_samples(2)], decks[bid_samples(2):]
+        assert len(others) == HELD_OUT * len(choosing)
+        calls = {action_name(a): a for a in m.obs.legal_actions}
+        for c in d.choices:
+            assert c.value == sum(judge._rollout(m, deck, calls[c.action])
+                                  for deck in choosing) / len(choosing)
+        best = d.choices[0].action
+        if best != d.played:
+            held_out += 1
+            gain = sum(judge._rollout(m, deck, calls[best])
+                       - judge._rollout(m, deck, calls[d.played]) for deck in others)
+            assert d.loss == max(0.0, gain / len(others))
+        else:
+            assert d.loss == 0
+    assert held_out
 
 
 def test_grades_follow_the_thresholds() -> None:
