@@ -86,11 +86,11 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                 settings, app.state.lobby, app.state.storage, key)
             app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
                                                  clock or LoopClock())
-            app.state.accounts = await make_accounts(
-                settings, database, app.state.tokens, None if cluster is None else cluster.redis)
+            redis = None if cluster is None else cluster.redis
+            app.state.accounts = await make_accounts(settings, database, app.state.tokens, redis)
             app.state.monitor = monitor
-            app.state.analyses = analyses = Analyses(settings, database, make_counters(
-                None if cluster is None else cluster.redis, settings.redis_prefix))
+            app.state.analyses = analyses = Analyses(
+                settings, database, make_counters(redis, settings.redis_prefix))
             await bots.start()
             monitor.start()
             try:

@@ -1,8 +1,8 @@
 """Ratings at scale (issue #15): fill a database with 100,000 accounts and a million rated
 matches, then time the leaderboard (first page, a deep cursor page) and profiles (of random
-accounts, and of the busiest 1%) through
-the real app (httpx ASGITransport, the app's lifespan run), and find how many logins per
-second one node sustains with its event loop's lag p99 at or under 10 ms.
+accounts, and of the busiest 1%) through the real app (httpx ASGITransport, the app's
+lifespan run), and find how many logins per second one node sustains with its event loop's
+lag p99 at or under 10 ms.
 
 How the data is made (seeded, so two runs make the same): each account has a hidden
 skill and an activity (log-normal: most play a few matches, some hundreds); a match is

@@ -37,6 +37,7 @@ from .test_db_support import run
 
 pytest_plugins = ["tests.test_db_support"]  # empty_url: a database not migrated yet
 
+T0 = datetime(2026, 1, 1, tzinfo=UTC)  # when the tests' old rows happened
 OLD_MATCHES = sa.table(  # the matches table as revision 0001 made it
     "matches", sa.column("id", sa.String), sa.column("variant", sa.String),
     sa.column("options", sa.JSON), sa.column("meta", sa.JSON),
@@ -74,7 +75,7 @@ async def insert_old_matches(url: str, metas: dict[str, dict[str, Any]]) -> None
     async with opened(url) as db, db.write() as conn:
         await conn.execute(sa.insert(OLD_MATCHES), [
             {"id": match_id, "variant": "bulgarian", "options": {}, "meta": meta,
-             "started_at": datetime(2026, 1, 1, tzinfo=UTC), "total0": 0, "total1": 0}
+             "started_at": T0, "total0": 0, "total1": 0}
             for match_id, meta in metas.items()])
 
 
@@ -156,25 +157,24 @@ def history(seed: int) -> list[dict[str, Any]]:
 async def insert_history(url: str, matches: list[dict[str, Any]], *, ended: bool) -> None:
     """The matches' rows; ``ended``: as ended before revision 0007 (no tallies; the rows
     of 0006, whose seats have no start yet), else on, at head."""
-    at = datetime(2026, 1, 1, tzinfo=UTC)
     async with opened(url) as db, db.write() as conn:
         await conn.execute(sa.insert(Player), [
-            {"id": p, "name": p, "created_at": at} for p in ("p0", "p1", "p2", "p3")])
+            {"id": p, "name": p, "created_at": T0} for p in ("p0", "p1", "p2", "p3")])
         for m in matches:
-            end = ({"finished_at": at, "end_reason": "won", "winner": m["winner"],
+            end = ({"finished_at": T0, "end_reason": "won", "winner": m["winner"],
                     "total0": m["totals"][0], "total1": m["totals"][1]}
                    if ended and m["over"] else {})
             await conn.execute(sa.insert(Match).values(
                 id=m["id"], variant=m["variant"], options={}, meta={}, private=m["private"],
-                started_at=at, **end))
+                started_at=T0, **end))
             await conn.execute(sa.insert(MatchSeat), [
                 {"match_id": m["id"], "seat": seat, "name": who,
                  **({"player_id": who, "kind": "human", "level": None} if who.startswith("p")
                     else {"player_id": None, "kind": "bot", "level": who}),
-                 **({} if ended else {"started_at": at})}
+                 **({} if ended else {"started_at": T0})}
                 for seat, who in enumerate(m["seats"])])
             await conn.execute(sa.insert(Deal), [
-                {"match_id": m["id"], "idx": i, "dealer": 0, "deck": "", "started_at": at,
+                {"match_id": m["id"], "idx": i, "dealer": 0, "deck": "", "started_at": T0,
                  "bidder": bidder, "outcome": outcome}
                 for i, (bidder, outcome) in enumerate(m["deals"])])
 
@@ -213,7 +213,6 @@ def test_0007_tallies_the_history_as_the_server_counts_each_match(empty_url: str
     assert run(tallies(live)) == migrated
 
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
 OLD_SEATS = sa.table(  # match_seats before revision 0008: no start of its own
     "match_seats", *(sa.column(c) for c in ("match_id", "seat", "player_id", "name", "kind",
                                              "level")))

@@ -32,7 +32,7 @@ function passwordField(name, label, autocomplete) {
 function refusal(error, own) {
   if (own[error.code]) return own[error.code];
   if (error.code === "too_many_attempts") {
-    return t("account.retry_in", { minutes: Math.max(1, Math.ceil((error.retryAfter || 60) / 60)) });
+    return t("account.retry_in", { minutes: error.retryMinutes });
   }
   const reasons = fieldReasons(error.fields);
   return reasons.length ? reasons.join(" ") : errorText(error.code, error.message);

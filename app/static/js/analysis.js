@@ -58,9 +58,7 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
   function why(error) {
     const code = error && error.code;
     if (code === "too_many_analyses") return t("analysis.busy");
-    if (code === "too_many_analyses_for_you") {
-      return t("analysis.too_many", { minutes: Math.max(1, Math.ceil((error.retryAfter || 60) / 60)) });
-    }
+    if (code === "too_many_analyses_for_you") return t("analysis.too_many", { minutes: error.retryMinutes });
     return t("analysis.error");
   }
 

@@ -12,6 +12,11 @@ export class ApiError extends Error {
     this.fields = fields;
     this.retryAfter = retryAfter; // seconds, when the server said (too_many_attempts)
   }
+
+  /** The wait the server asked for, in whole minutes (at least one; a minute if unsaid). */
+  get retryMinutes() {
+    return Math.max(1, Math.ceil((this.retryAfter || 60) / 60));
+  }
 }
 
 /** The stored player `{id, name, token, account?}` (a guest, or an account when `account`
