@@ -53,8 +53,6 @@ class PimcBot(HardBot):
     each solved exactly and scored as hard scores it, the card with the best total
     played; the same time cap as hard, the same calls (hard's: only the card differs)."""
 
-    stops_early = False
-
     def card(self, obs: Observation, view: View) -> Card:
         fallback = normal_card(view, obs.declarer)
         if view.legal & (view.legal - 1) == 0:
@@ -62,7 +60,8 @@ class PimcBot(HardBot):
         knowledge = dataclasses.replace(infer(obs), weights=UNIFORM)
         solver = Solver(view.contract, obs.options, 8,
                         time.perf_counter() + self.budget_s * SAFETY)
-        totals, done = self._average(obs, view, knowledge, Scorer(obs), solver, PIMC_WORLDS)
+        totals, done = self._average(obs, view, knowledge, None, Scorer(obs), solver,
+                                     PIMC_WORLDS)
         return max(totals, key=totals.__getitem__) if done else fallback
 
 

@@ -37,14 +37,15 @@ from engine.options import Options
 from engine.scoring import Tally, card_total, score_deal
 
 from .bidding import hard_call
-from .inference import Knowledge, infer, sample
+from .inference import Knowledge, infer
+from .likelihood import PlayModel, likely_deal
 from .normal import normal_card
 from .solver import NATIVE, SearchTimeout, Solver, split
 from .view import Level, View
 
 DEFAULT_BUDGET_S = 1.0
-MIN_SAMPLES = 4  # before the samples may stop early because they agree
-MAX_SAMPLES = 10
+# Deals solved at most per card; the time cap stops the first tricks' sampling sooner.
+WORLDS = 40
 # Without the compiled search (ai/_solver.c, see ai/solver.py) whole deals cost seconds:
 EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
@@ -61,8 +62,6 @@ _SHORTEST = {kind: n for n, kind in RUN_KINDS.items()}  # cards in the shortest 
 class HardBot(Level):
     """Deterministic for a seed as long as the time cap does not cut the sampling."""
 
-    stops_early = True  # once MIN_SAMPLES samples all agree on the best card
-
     def __init__(self, seed: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
         self.rng = random.Random(seed)
         self.budget_s = budget_s
@@ -76,16 +75,18 @@ class HardBot(Level):
         if view.legal & (view.legal - 1) == 0:
             return fallback
         knowledge = infer(obs)
+        model = PlayModel(obs)
         scorer = Scorer(obs)
         deadline = start + self.budget_s * SAFETY
         done = 0
         if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
             solver = Solver(view.contract, obs.options, 8, deadline)
-            totals, done = self._average(obs, view, knowledge, scorer, solver, MAX_SAMPLES)
+            totals, done = self._average(obs, view, knowledge, model, scorer, solver,
+                                         WORLDS)
             deadline += self.budget_s * RESCUE
         if not done:  # too early for whole deals, or none solved in time: look ahead
             solver = Solver(view.contract, obs.options, HORIZON, deadline)
-            totals, done = self._average(obs, view, knowledge, scorer, solver,
+            totals, done = self._average(obs, view, knowledge, model, scorer, solver,
                                          HORIZON_SAMPLES)
         if not done:
             return fallback
@@ -94,29 +95,23 @@ class HardBot(Level):
                                           -STRENGTH[k][c]))
 
     def _average(
-        self, obs: Observation, view: View, knowledge: Knowledge, scorer: Scorer,
-        solver: Solver, most: int,
+        self, obs: Observation, view: View, knowledge: Knowledge, model: PlayModel | None,
+        scorer: Scorer, solver: Solver, most: int,
     ) -> tuple[dict[Card, float], int]:
         """Each legal card's total score over the samples solved before the solver's
-        deadline (at most ``most``; fewer once every sample agrees), and their number."""
+        deadline (at most ``most``), and their number."""
         totals = dict.fromkeys(cards_of(view.legal), 0.0)
-        agreed = set(totals)
         done = 0
         assert solver.deadline is not None
         while done < most and time.perf_counter() < solver.deadline:
-            if self.stops_early and done >= MIN_SAMPLES and len(agreed) == 1:
-                break
-            hands = sample(knowledge, self.rng)
+            hands = likely_deal(knowledge, model, self.rng)
             hands[obs.seat] = obs.hand
             try:
                 values = solver.move_values(hands, obs.trick, obs.leader, scorer.taken)
             except SearchTimeout:
                 break
-            scores = {c: scorer.score(v, hands) for c, v in values.items()}
-            best = max(scores.values())
-            agreed &= {c for c, s in scores.items() if s == best}
-            for card, s in scores.items():
-                totals[card] += s
+            for card, value in values.items():
+                totals[card] += scorer.score(value, hands)
             done += 1
         return totals, done
 

@@ -3,14 +3,15 @@
 Every decision of every seat is judged twice (docs/analysis.md):
 
 1. *Informed*, from that seat's :class:`~engine.observation.Observation` alone: the hard
-   bot's inference (:func:`ai.inference.infer`) and sampling of the hidden hands, each
-   sampled deal solved exactly (:class:`ai.solver.Solver`) and scored like the deal
-   really is (:class:`ai.hard.Scorer`: contract made or failed, rounding, doubling,
-   declarations, belots, valat, the hanging pool).  A bid is valued by finishing the
-   auction in each sampled deal with the hard bot's own calls and solving the contract
-   that results.  Each legal choice gets the mean over the samples; its loss is the best
-   choice's value minus the one played (a bid's: measured on other deals than those that
-   chose the best, see :meth:`_Judge.bid_loss`).
+   bot's inference (:func:`ai.inference.infer`) and sampling of the hidden hands (deals
+   drawn likelier as they explain the others' plays, :mod:`ai.likelihood`), each sampled
+   deal solved exactly (:class:`ai.solver.Solver`) and scored like the deal really is
+   (:class:`ai.hard.Scorer`: contract made or failed, rounding, doubling, declarations,
+   belots, valat, the hanging pool).  A bid is valued by finishing the auction in each
+   sampled deal with the hard bot's own calls and solving the contract that results.
+   Each legal choice gets the mean over the samples; its loss is the best choice's value
+   minus the one played (a bid's: measured on other deals than those that chose the
+   best, see :meth:`_Judge.bid_loss`).
 2. *In hindsight* (cards only): the same solver and scoring on the true hands.
 
 Values are the deal's score lead of the acting seat's team (its score minus the other
@@ -46,7 +47,8 @@ from engine.scoring import Tally, card_total
 
 from .bidding import hard_call
 from .hard import Scorer, deal_lead, pairs_held
-from .inference import infer, sample, weighted_pick
+from .inference import infer, weighted_pick
+from .likelihood import PlayModel, likely_deal
 from .solver import Solver, split
 
 Grade = Literal["good", "inaccuracy", "mistake", "blunder"]
@@ -254,21 +256,22 @@ class _Judge:
 
         ``samples`` worlds at least; while the choice made is not the best on the worlds
         drawn so far, more, up to ``MORE_SAMPLES`` times as many: a choice that seems to
-        lose gets its loss measured on more deals (up to more than the hard bot draws in
-        play), one that is the best on the first worlds is judged good at once, as the
-        hard bot stops sampling when its samples agree."""
+        lose gets its loss measured on more deals, one that is the best on the first
+        worlds is judged good at once.  The worlds are drawn as the hard bot draws them:
+        likelier the better they explain the others' plays (ai/likelihood.py)."""
         obs = m.obs
         assert obs.contract is not None
         solver = self.solver(m.deal, obs.contract)
         rng = self.rng(m)
         knowledge = infer(obs)
+        model = PlayModel(obs)
         scorers = self._scorers(m)
         taken = next(iter(scorers.values())).taken
         played = _played_text(m)
         worlds: list[list[Mask]] = []
         solved: list[dict[Card, int]] = []
         while True:
-            hands = sample(knowledge, rng)
+            hands = likely_deal(knowledge, model, rng)
             hands[obs.seat] = obs.hand
             worlds.append(hands)
             solved.append(solver.move_values(hands, obs.trick, obs.leader, taken))

@@ -75,7 +75,8 @@ def hidden_swap() -> tuple[Observation, Observation]:
     return first, second
 
 
-def test_bots_decide_from_the_observation_alone() -> None:
+def test_bots_decide_from_the_observation_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hard, "WORLDS", 10)  # whole deals, each solved: keep the test short
     first, second = hidden_swap()
     for level in LEVELS:
         assert decide(level, first, seed=5, budget_s=60) == decide(level, second, seed=5,
@@ -88,10 +89,9 @@ def test_bots_decide_from_the_observation_alone() -> None:
 
 def test_hard_is_deterministic_for_a_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every decision twice, over a whole deal and into the next: the seed alone must decide
-    # the samples and so the card.  Three samples a card (two before they may agree and stop
-    # early) make each search cheap; the budget never cuts them, so nothing depends on time.
-    monkeypatch.setattr(hard, "MIN_SAMPLES", 2)
-    monkeypatch.setattr(hard, "MAX_SAMPLES", 3)
+    # the samples and so the card.  Three samples a card make each search cheap; the budget
+    # never cuts them, so nothing depends on time.
+    monkeypatch.setattr(hard, "WORLDS", 3)
     match = Match(Options.make("classic"), seed=11)
     seen = 0
     while seen < 40 and not match.is_over:
