@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ai import hard
+from ai import likelihood
 from ai.hard import HardBot
 from ai.inference import Knowledge, infer, sample
 from engine.cards import RANK_MASK, RANKS, SUIT_MASK, Mask, parse_card
@@ -97,6 +97,6 @@ def test_hard_samples_an_opponents_carre_in_its_hand(
         sampled.append(list(hands))
         return hands
 
-    monkeypatch.setattr(hard, "sample", recorded)
+    monkeypatch.setattr(likelihood, "sample", recorded)  # where hard draws its deals
     assert HardBot(seed=1, budget_s=60).choose(obs) in obs.legal_actions
     assert sampled and all(hands[1] & unplayed == unplayed for hands in sampled)
