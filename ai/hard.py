@@ -1,5 +1,8 @@
 """The ``hard`` level: sampled deals consistent with all it knows, each solved open.
 
+The deals are drawn as the rules allow (ai/inference.py), then kept in proportion to how
+well they explain the cards the others chose (ai/likelihood.py).
+
 For each sample the solver gives, for every legal card, the points team 0 ends with
 under best play and whether a team takes every trick; those are turned into what the
 deal would add to each team's score (contract made or failed, rounding, declarations,

@@ -57,26 +57,22 @@ class PlayModel:
         self.contract: Contract = obs.contract
         self.options = obs.options
         self.declarer = obs.declarer
+        sequence = [((leader + i) % 4, card, leader, cards[:i])
+                     for leader, cards in (*obs.tricks, (obs.leader, obs.trick))
+                     for i, card in enumerate(cards)]
         plays: list[_Play] = []
-        sequence: list[tuple[int, Card]] = []  # (seat, card), in the order played
         played = 0
         voids = [0, 0, 0, 0]
-        for leader, cards in (*obs.tricks, (obs.leader, obs.trick)):
-            for i, card in enumerate(cards):
-                seat = (leader + i) % 4
-                if i and seat != obs.seat:
-                    win_seat, win_card, _ = trick_state(cards[:i], leader, self.contract)
-                    plays.append(_Play(seat, card, 0, tuple(cards[:i]), win_seat, win_card,
-                                       played, (voids[0], voids[1], voids[2], voids[3])))
-                sequence.append((seat, card))
-                played |= 1 << card
-                if card >> 3 != cards[0] >> 3:
-                    voids[seat] |= 1 << (cards[0] >> 3)
-        self.plays = tuple(
-            _Play(p.seat, p.card, _played_from(sequence, p.seat, p.card), p.before,
-                  p.win_seat, p.win_card, p.played, p.voids)
-            for p in plays
-        )
+        for n, (seat, card, leader, before) in enumerate(sequence):
+            if before and seat != obs.seat:
+                win_seat, win_card, _ = trick_state(before, leader, self.contract)
+                later = sum(1 << c for s, c, _, _ in sequence[n:] if s == seat)
+                plays.append(_Play(seat, card, later, tuple(before), win_seat, win_card,
+                                   played, (voids[0], voids[1], voids[2], voids[3])))
+            played |= 1 << card
+            if before and card >> 3 != before[0] >> 3:
+                voids[seat] |= 1 << (before[0] >> 3)
+        self.plays = tuple(plays)
 
     def weight(self, hands: list[Mask]) -> float:
         """The likelihood, up to a constant, of the others' plays in this deal."""
@@ -98,12 +94,6 @@ class PlayModel:
 
 def _traits(card: Card, win_card: Card, k: Contract) -> tuple[int, int, int]:
     return BEATS[k][win_card] >> card & 1, TRUMPS[k] >> card & 1, POINTS[k][card]
-
-
-def _played_from(sequence: list[tuple[int, Card]], seat: int, card: Card) -> Mask:
-    """The cards ``seat`` played from ``card`` on (``card`` included)."""
-    start = sequence.index((seat, card))
-    return sum(1 << c for s, c in sequence[start:] if s == seat)
 
 
 def likely_deal(knowledge: Knowledge, model: PlayModel | None,
