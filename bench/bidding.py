@@ -55,7 +55,7 @@ def forced(variant: str, seed: int, index: int, budget: float) -> list[dict[str,
     for seat, (value, contract, at) in sorted(best.items()):
         rows.append({"seat": seat, "value": round(value, 2), "contract": contract,
                      **play_out(options, deck, index % 4, seat, contract, at, budget,
-                                seed * 4 + seat)})
+                                (seed * 1_000_003 + index) * 4 + seat)})
     return rows
 
 
@@ -94,7 +94,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threshold", type=float, default=bidding.HARD_THRESHOLD)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    bidding.HARD_THRESHOLD = args.threshold
     tasks = [(args.variant, args.seed, i, args.budget) for i in range(args.deals)]
     with Pool(args.jobs, initializer=_set_threshold, initargs=(args.threshold,)) as pool:
         per_deal = pool.map(_forced, tasks)

@@ -80,7 +80,7 @@ def history_to(seed: int, tricks: int) -> Match | None:
 
 def test_hard_reads_the_plays_from_the_observation_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mid-deal, with nine cards of the others to read: the same deal replayed with
+    """Mid-deal, with six cards of the others to read: the same deal replayed with
     other hidden hands (a deal the seat cannot tell apart) gives the same card."""
     monkeypatch.setattr(hard, "WORLDS", 3)
     match = next(m for seed in range(50) if (m := history_to(seed, 3)) is not None)
