@@ -4,11 +4,12 @@ Each deal is played twice from the same deck and dealer, the two bots swapping s
 so the luck of the cards cancels out.  A deal's figure for A is the mean over its two
 plays of what the deal added to A's team score minus B's (``bulgarian`` scores times
 ten, so that both variants count in card points), with no carry-in.  The last line
-with ``--json`` is one JSON object: deals, mean, ci95, success, decision_ms.
+with ``--json`` is one JSON object: deals, mean, ci95, elo, success, decision_ms.
 
 Besides the levels, the arena has ``pimc``: the plain perfect-information Monte-Carlo
-player the hard level must beat (issue #18).  It bids as hard does, so that a duplicate
-deal between them compares their card play.
+player the hard level must beat (issue #18), and, in classic, ``colver``: an outside
+engine's information-set tree search (:mod:`ai.sparring`).  Both bid as hard does, so that
+a duplicate deal between them and hard compares their card play.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 from engine.cards import Card
 from engine.match import Match
 from engine.observation import Observation
-from engine.options import BULGARIAN, VARIANTS, Options
+from engine.options import BULGARIAN, CLASSIC, VARIANTS, Options
 from engine.scoring import MADE, REDEAL
 
 from .bot import LEVELS, Bot, make_bot
@@ -40,7 +41,10 @@ from .solver import Solver
 from .view import View
 
 PIMC = "pimc"
-PLAYERS = (*LEVELS, PIMC)
+COLVER = "colver"
+PLAYERS = (*LEVELS, PIMC, COLVER)
+# How colver plays: no compulsory under-trump, whoever ruffed (tests/test_ai_sparring.py)
+COLVER_RULES = {"undertrump_on_opponent_ruff": "optional", "partner_ruff_no_undertrump": False}
 PIMC_WORLDS = 20
 UNIFORM = tuple((1.0,) * 32 for _ in range(4))
 
@@ -66,8 +70,14 @@ class PimcBot(HardBot):
 
 
 def player(name: str, seed: int, budget_s: float) -> Bot:
-    """A level of :func:`ai.bot.make_bot`, or ``pimc``."""
-    return PimcBot(seed, budget_s) if name == PIMC else make_bot(name, seed, budget_s)
+    """A level of :func:`ai.bot.make_bot`, ``pimc`` or ``colver``."""
+    if name == PIMC:
+        return PimcBot(seed, budget_s)
+    if name == COLVER:
+        from .sparring import ColverBot  # an outside package, imported only when asked for
+
+        return ColverBot(seed, budget_s)
+    return make_bot(name, seed, budget_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +107,8 @@ def deck_of(seed: int, index: int) -> list[int]:
 
 def play_deal(setup: Setup, index: int) -> DealOutcome:
     """Both plays of deal ``index``: A sits at team 0 first, then at team 1."""
-    options = Options.make(setup.variant)
+    options = Options.make(setup.variant, **(COLVER_RULES if COLVER in (setup.a, setup.b)
+                                             else {}))
     scale = 1 if options.classic else 10
     deck = deck_of(setup.seed, index)
     outcome = DealOutcome(0.0)
@@ -174,6 +185,19 @@ def mean_ci(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def elo(leads: list[float]) -> dict[str, Any]:
+    """Elo-style difference from the deals A won (a lead above zero; level deals count
+    half), as a chess rating list turns a score into one: ``400 log10(s / (1 - s))``,
+    with the 95% interval of ``s`` (normal approximation) carried through."""
+    points = [1.0 if lead > 0 else 0.5 if lead == 0 else 0.0 for lead in leads]
+    score, low, high = mean_ci(points)
+
+    def diff(s: float) -> float | None:
+        return round(400 * math.log10(s / (1 - s)), 1) if 0 < s < 1 else None
+
+    return {"score": round(score, 4), "diff": diff(score), "ci95": [diff(low), diff(high)]}
+
+
 def percentile(sorted_values: list[float], q: float) -> float:
     """Nearest-rank percentile of an ascending list."""
     rank = max(1, math.ceil(q / 100 * len(sorted_values)))
@@ -198,7 +222,11 @@ def summary(setup: Setup, outcomes: list[DealOutcome]) -> dict[str, Any]:
     return {"variant": setup.variant, "a": setup.a, "b": setup.b, "seed": setup.seed,
             "budget_s": setup.budget_s, "deals": len(outcomes), "mean": round(mean, 3),
             "ci95": [round(low, 3), round(high, 3)], "success": success,
-            "decision_ms": decision_ms}
+            "elo": elo([o.lead for o in outcomes]), "decision_ms": decision_ms}
+
+
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.0f}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -210,10 +238,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S,
-                        help="time cap per hard (and pimc) decision, seconds")
+                        help="time cap per hard (pimc, colver) decision, seconds")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--plot", help="write the running mean and its interval as SVG")
     args = parser.parse_args(argv)
+    if COLVER in (args.a, args.b) and args.variant != CLASSIC:
+        parser.error("colver plays classic card play only (--variant classic)")
     setup = Setup(args.variant, args.a, args.b, args.seed, args.budget)
     outcomes = run(setup, args.deals, args.jobs, progress=True)
     report = summary(setup, outcomes)
@@ -221,6 +251,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.variant}: A={args.a} vs B={args.b}, {args.deals} duplicate deals, "
           f"seed {args.seed}")
     print(f"A's mean lead per deal: {report['mean']:+.2f} points, 95% CI [{low:+.2f}, {high:+.2f}]")
+    rating = report["elo"]
+    print(f"A's score {100 * rating['score']:.1f}% of deals (level deals half): Elo-style "
+          f"difference {_signed(rating['diff'])} [{_signed(rating['ci95'][0])}, "
+          f"{_signed(rating['ci95'][1])}]")
     for bot, s in report["success"].items():
         rate = "n/a" if s["rate"] is None else f"{100 * s['rate']:.1f}%"
         print(f"{bot.upper()} ({s['level']}) as bidder: {s['made']}/{s['bids']} made ({rate})")

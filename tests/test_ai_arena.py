@@ -21,6 +21,7 @@ def test_arena_json_report_has_the_promised_shape(capsys: pytest.CaptureFixture[
     assert isinstance(report["mean"], float | int)
     low, high = report["ci95"]
     assert low <= report["mean"] <= high
+    assert set(report["elo"]) == {"score", "diff", "ci95"}
     assert set(report["success"]) == {"a", "b"}
     for bot in report["success"].values():
         assert {"level", "bids", "made", "rate"} <= set(bot)
@@ -40,6 +41,17 @@ def test_arena_results_do_not_depend_on_the_number_of_processes() -> None:
 def test_duplicate_deals_of_equal_bots_cancel_out() -> None:
     setup = arena.Setup("bulgarian", "normal", "normal", 2, 1.0)
     assert all(o.lead == 0 for o in arena.run(setup, 5))
+
+
+def test_elo_style_difference_follows_the_share_of_deals_won() -> None:
+    # Won, lost, level, won: 2.5 of 4, the score of a player 89 points above the other.
+    rating = arena.elo([12.0, -3.0, 0.0, 40.0])
+    assert rating["score"] == 0.625 and rating["diff"] == 88.7
+    low, high = rating["ci95"]
+    assert low < 0 and high is None  # four deals: the interval's top is past a score of 1
+    assert arena.elo([5.0, -5.0] * 50)["diff"] == 0.0
+    even = arena.elo([5.0, -5.0] * 50)["ci95"]
+    assert even[0] == -even[1] and 60 < even[1] < 80  # +-1.96 * 0.05 of score
 
 
 def test_plot_is_an_svg_with_the_running_mean() -> None:
