@@ -12,21 +12,22 @@ plus a deal of their hidden cards drawn from the observation alone
 with them, it never sees a hidden card.
 
 The search runs for a time, not a number of iterations (colver offers no other budget):
-its cards are not repeatable.  Where the two rule books part (a card one engine allows
-and the other does not) the seat plays normal's card instead; :data:`FALLBACKS` counts
-such decisions in the process.  Auction calls are hard's, as the arena's ``pimc`` does,
-so that a duplicate deal compares card play.  ``pip install -e '.[dev]'`` installs colver.
+its cards are not repeatable.  Colver's rule book is ours under the house rules
+:data:`ai.arena.COLVER_RULES` (a test compares the cards each allows); under others it
+allows more than ours, and a card of colver's that ours forbid is an error, not a silent
+substitute.  Auction calls are hard's,
+as the arena's ``pimc`` does, so that a duplicate deal compares card play.
+``pip install -e '.[dev]'`` installs colver.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-from collections import Counter
 
 import colver
 
-from engine.cards import Card, Mask, cards_of
+from engine.cards import Card, Mask, card_name, cards_of
 from engine.observation import Observation
 from engine.options import CLASSIC
 
@@ -39,7 +40,6 @@ COLVER_SUIT = (3, 2, 1, 0)  # ours: clubs, diamonds, hearts, spades
 COLVER_RANK = (0, 1, 2, 6, 3, 4, 5, 7)  # ours: 7 8 9 10 J Q K A
 CONTRACT_VALUE = 80
 UNIFORM = tuple((1.0,) * 32 for _ in range(4))
-FALLBACKS: Counter[str] = Counter()  # why normal's card was played, since the import
 
 
 def to_colver(card: Card) -> int:
@@ -58,20 +58,17 @@ class ColverBot(HardBot):
         if view.legal & (view.legal - 1) == 0:
             return fallback
         env = colver_env(obs, self.rng)
-        if env is None:
-            FALLBACKS["a card played was illegal for colver"] += 1
-            return fallback
         choice = FROM_COLVER[env.action_smart_ismcts(max(1, round(self.budget_s * SAFETY
                                                                    * 1000)))]
         if not view.legal >> choice & 1:
-            FALLBACKS["colver chose a card illegal here"] += 1
-            return fallback
+            raise ValueError(f"colver chose {card_name(choice)}, which these house rules "
+                             "forbid: play it under ai.arena.COLVER_RULES")
         return choice
 
 
-def colver_env(obs: Observation, rng: random.Random) -> colver.Env | None:
-    """The deal so far as a colver environment, the seat to play; None if colver's rules
-    refuse one of the cards played."""
+def colver_env(obs: Observation, rng: random.Random) -> colver.Env:
+    """The deal so far as a colver environment, the seat to play (colver's rules allow
+    every card ours do, under any house rules: it never refuses a card played)."""
     assert obs.options.variant == CLASSIC and obs.contract is not None
     assert obs.declarer is not None
     knowledge = dataclasses.replace(infer(obs), weights=UNIFORM)
@@ -87,8 +84,7 @@ def colver_env(obs: Observation, rng: random.Random) -> colver.Env | None:
     env.set_phase_playing()
     env.smart_ismcts_init()
     for seat, card in plays:
-        if env.current_player() != seat or to_colver(card) not in env.legal_actions():
-            return None
+        assert env.current_player() == seat and to_colver(card) in env.legal_actions()
         env.smart_ismcts_step(to_colver(card))
     assert env.current_player() == obs.seat
     return env

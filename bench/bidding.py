@@ -8,8 +8,8 @@ play it out: the bidder's team's score lead for the deal, as the arena counts it
 take although it would have been made.  Printed: deals thrown in, forced contracts made
 and their mean lead, and the table value of each, so that a threshold can be read off.
 
-``--threshold T`` bids with hard's calls at threshold T instead of
-``ai.bidding.HARD_THRESHOLD`` (the deals thrown in are then fewer).
+``--threshold T`` bids with hard's calls at threshold T instead of the variant's
+(``ai.bidding.hard_threshold``; the deals thrown in are then fewer).
 """
 
 from __future__ import annotations
@@ -91,9 +91,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", type=float, default=0.2,
                         help="hard's time cap per decision in the play-outs, seconds")
-    parser.add_argument("--threshold", type=float, default=bidding.HARD_THRESHOLD)
+    parser.add_argument("--threshold", type=float,
+                        help="hard's threshold (default: the variant's)")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.threshold is None:
+        args.threshold = bidding.hard_threshold(Options.make(args.variant))
     tasks = [(args.variant, args.seed, i, args.budget) for i in range(args.deals)]
     with Pool(args.jobs, initializer=_set_threshold, initargs=(args.threshold,)) as pool:
         per_deal = pool.map(_forced, tasks)
@@ -121,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _set_threshold(threshold: float) -> None:
-    bidding.HARD_THRESHOLD = threshold
+    bidding.HARD_THRESHOLD = bidding.HARD_THRESHOLD_CLASSIC = threshold
 
 
 if __name__ == "__main__":
