@@ -15,7 +15,6 @@ a duplicate deal between them and hard compares their card play.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import random
@@ -34,7 +33,7 @@ from engine.scoring import MADE, REDEAL
 
 from .bot import LEVELS, Bot, make_bot
 from .hard import DEFAULT_BUDGET_S, SAFETY, HardBot, Scorer
-from .inference import infer
+from .inference import infer_facts
 from .normal import normal_card
 from .plot import running_mean_svg
 from .solver import Solver
@@ -46,7 +45,6 @@ PLAYERS = (*LEVELS, PIMC, COLVER)
 # How colver plays: no compulsory under-trump, whoever ruffed (tests/test_ai_sparring.py)
 COLVER_RULES = {"undertrump_on_opponent_ruff": "optional", "partner_ruff_no_undertrump": False}
 PIMC_WORLDS = 20
-UNIFORM = tuple((1.0,) * 32 for _ in range(4))
 
 
 class PimcBot(HardBot):
@@ -61,7 +59,7 @@ class PimcBot(HardBot):
         fallback = normal_card(view, obs.declarer)
         if view.legal & (view.legal - 1) == 0:
             return fallback
-        knowledge = dataclasses.replace(infer(obs), weights=UNIFORM)
+        knowledge = infer_facts(obs)
         solver = Solver(view.contract, obs.options, 8,
                         time.perf_counter() + self.budget_s * SAFETY)
         totals, done = self._average(obs, view, knowledge, None, Scorer(obs), solver,

@@ -17,7 +17,7 @@ evidence: a seat that named a suit is more likely to hold its jack and nine.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from engine.actions import BID, is_contract
@@ -102,6 +102,15 @@ def infer(obs: Observation) -> Knowledge:
         located=(located[0], located[1], located[2], located[3]),
         weights=_auction_weights(obs),
     )
+
+
+UNIFORM = tuple((1.0,) * 32 for _ in range(4))
+
+
+def infer_facts(obs: Observation) -> Knowledge:
+    """What :func:`infer` finds, without the auction's soft evidence: deals drawn from it
+    are uniform but for the rules' hard facts (the arena's baseline players)."""
+    return replace(infer(obs), weights=UNIFORM)
 
 
 def _auction_weights(obs: Observation) -> tuple[tuple[float, ...], ...]:

@@ -8,21 +8,20 @@ our takers need more than half of the points), the tricks replayed in order.  Co
 search keeps its own beliefs from the cards it is shown (``smart_ismcts_step``); the
 hands it is handed are the seat's own and, for the other seats, the cards they played
 plus a deal of their hidden cards drawn from the observation alone
-(:func:`ai.inference.sample`, uniform but for the rules' facts), so whatever colver does
-with them, it never sees a hidden card.
+(:func:`ai.inference.infer_facts`: uniform but for the rules' facts), so whatever colver
+does with them, it never sees a hidden card.
 
 The search runs for a time, not a number of iterations (colver offers no other budget):
 its cards are not repeatable.  Colver's rule book is ours under the house rules
 :data:`ai.arena.COLVER_RULES` (a test compares the cards each allows); under others it
 allows more than ours, and a card of colver's that ours forbid is an error, not a silent
-substitute.  Auction calls are hard's,
-as the arena's ``pimc`` does, so that a duplicate deal compares card play.
+substitute.  Auction calls are hard's, as the arena's ``pimc`` does, so that a duplicate
+deal compares card play.
 ``pip install -e '.[dev]'`` installs colver.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import colver
@@ -32,14 +31,13 @@ from engine.observation import Observation
 from engine.options import CLASSIC
 
 from .hard import SAFETY, HardBot
-from .inference import infer, sample
+from .inference import infer_facts, sample
 from .normal import normal_card
 from .view import View
 
 COLVER_SUIT = (3, 2, 1, 0)  # ours: clubs, diamonds, hearts, spades
 COLVER_RANK = (0, 1, 2, 6, 3, 4, 5, 7)  # ours: 7 8 9 10 J Q K A
 CONTRACT_VALUE = 80
-UNIFORM = tuple((1.0,) * 32 for _ in range(4))
 
 
 def to_colver(card: Card) -> int:
@@ -71,7 +69,7 @@ def colver_env(obs: Observation, rng: random.Random) -> colver.Env:
     every card ours do, under any house rules: it never refuses a card played)."""
     assert obs.options.variant == CLASSIC and obs.contract is not None
     assert obs.declarer is not None
-    knowledge = dataclasses.replace(infer(obs), weights=UNIFORM)
+    knowledge = infer_facts(obs)
     hands: list[Mask] = sample(knowledge, rng)
     hands[obs.seat] = obs.hand
     plays = [((leader + i) % 4, card) for leader, cards in (*obs.tricks, (obs.leader, obs.trick))
