@@ -191,7 +191,7 @@ def prefix() -> Iterator[str]:
 
 def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, Database]:
     settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
-                        node_id=name, analysis_samples=1, **overrides)
+                        node_id=name, analysis_samples=1, analysis_nice=0, **overrides)
     database = Database(url)
     return Analyses(settings, database, MemoryCounters()), database
 
