@@ -107,13 +107,14 @@ def open_contracts(obs: Observation) -> list[Contract]:
 
 
 def choose_call(
-    obs: Observation, value: Callable[[Contract], float], threshold: float, unit: float
+    obs: Observation, value: Callable[[Contract], float], threshold: float, unit: float,
+    compete: float = 0.0,
 ) -> Action:
     """The auction policy both ``normal`` and ``hard`` follow, over a value function.
 
     Bid the best open contract worth ``threshold``; do not overbid a partner unless much
-    stronger; double an opposing contract the hand clearly beats; redouble when our
-    contract is clearly strong.
+    stronger; overbid the opponents at ``threshold + compete``; double an opposing
+    contract the hand clearly beats; redouble when our contract is clearly strong.
     """
     legal = obs.legal_actions
     partner_holds = obs.declarer is not None and (obs.declarer - obs.seat) & 1 == 0
@@ -126,6 +127,8 @@ def choose_call(
         margin = 0.0
         if partner_holds and obs.contract is not None:
             margin = max(RAISE_MARGIN * unit, value(obs.contract) - threshold + RAISE_MARGIN * unit)
+        elif obs.contract is not None:
+            margin = compete
         if best >= threshold + margin:
             return BID + contract
     if DOUBLE in legal and obs.contract is not None \
@@ -186,13 +189,25 @@ SHRINK = 10  # deals' worth of weight the overall mean gets in every cell
 HARD_THRESHOLD = 8.0  # bulgarian
 HARD_THRESHOLD_CLASSIC = -8.0
 HARD_UNIT = 12.0  # points that play the part of normal's "trick" in the margins
+# The auction's context, which the table does not see (measured with bench/auction.py):
+# a pass leaves the opponents' contract to them, so hard overbids them on less; and
+# where a pass would end the deal unplayed (the others all passed: weak hands), a
+# contract worth more than nothing beats it.
+HARD_COMPETE = -32.0  # points added to the threshold to overbid the opponents
+HARD_LAST = -24.0  # points added to the threshold when a pass would end the deal unplayed
 
 
 def hard_threshold(options: Options) -> float:
     return HARD_THRESHOLD_CLASSIC if options.classic else HARD_THRESHOLD
 
 
+def last_word(obs: Observation) -> bool:
+    """Every call so far a pass, and a pass now would end the deal unplayed."""
+    return obs.contract is None and len(obs.auction) == (7 if obs.options.classic else 3)
+
+
 def hard_call(obs: Observation) -> Action:
     cards = known_cards(obs)
-    return choose_call(obs, lambda k: table_value(cards, k, obs.options),
-                       hard_threshold(obs.options), HARD_UNIT)
+    threshold = hard_threshold(obs.options) + (HARD_LAST if last_word(obs) else 0.0)
+    return choose_call(obs, lambda k: table_value(cards, k, obs.options), threshold,
+                       HARD_UNIT, HARD_COMPETE)
