@@ -48,7 +48,7 @@ from .view import Level, View
 
 DEFAULT_BUDGET_S = 1.0
 # Deals solved at most per card; the time cap stops the first tricks' sampling sooner.
-WORLDS = 40
+WORLDS = 80
 # Without the compiled search (ai/_solver.c, see ai/solver.py) whole deals cost seconds:
 EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,

@@ -11,7 +11,9 @@ easy, normal or hard) against hard (team 1), reviews team 0's decisions (the fir
 ``--deals`` deals of each match, 0 for all; match ``i`` has the same seed for every
 level, so their first deals are dealt the same cards) and prints, per level, the mean loss
 per decision with its 95% interval over matches, in all and per kind; the levels' paired
-differences; the grades' shares; and how many of hard's grades a second seed keeps.
+differences; the same in one common mix of kinds (calls, cards...: every level's
+decisions weighted alike, :func:`mix_weighted_loss`); the grades' shares; and how many of
+hard's grades a second seed keeps.
 ``--bids`` reviews the calls only, and plays the last reviewed deal only to the end of
 its auction (what the calls are judged on), at a small part of the cost.
 """
@@ -21,7 +23,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import multiprocessing
+import random
 import time
 from collections import Counter
 from pathlib import Path
@@ -36,6 +40,7 @@ from engine.options import Options
 from engine.record import write_record
 
 BOT_BUDGET_S = 0.3  # the hard bots' cap per decision while the matches are played
+BOOTSTRAP = 2000  # resamples of the matches for the mix-weighted mean's interval
 GRADES = ("good", "inaccuracy", "mistake", "blunder")
 
 
@@ -143,6 +148,7 @@ def summary(path: Path) -> None:
                     m, lo, hi = mean_ci([ma[i] - mb[i] for i in both])
                     print(f"{a} - {b} {kind:8s}: {m:+6.2f} [{lo:+6.2f}, {hi:+6.2f}] "
                           f"(paired over {len(both)} matches)")
+        _print_mix_weighted(by)
         for kind in KINDS:
             losses = sorted(d[1] for (lv, _), v in by.items() if lv == "hard"
                             for d in v if d[0] == kind)
@@ -169,6 +175,61 @@ def _per_match(by: dict[tuple[str, int], list[list[Any]]], level: str,
         if losses:
             out[match] = sum(losses) / len(losses)
     return out
+
+
+def kind_mix(by: dict[tuple[str, int], list[list[Any]]]) -> dict[str, float]:
+    """Each kind's share of all the decisions in ``by``, every level's together."""
+    kinds = Counter(d[0] for v in by.values() for d in v)
+    total = sum(kinds.values())
+    return {kind: n / total for kind, n in kinds.items()}
+
+
+def mix_weighted_loss(by: dict[tuple[str, int], list[list[Any]]], level: str,
+                      matches: list[int], mix: dict[str, float]) -> float:
+    """The level's mean loss per decision over ``matches`` (a match may come more than
+    once), as if its decisions came in the kinds' shares ``mix``: each kind's mean loss
+    weighted by its share (kinds the level never faced there are left out).
+
+    A level's plain mean mixes its own shares of calls and cards, and a call weighs as
+    much as a few cards: a level whose first deals hold more calls looks worse for that
+    alone.  In one common mix, levels are compared decision kind by decision kind."""
+    loss: Counter[str] = Counter()
+    count: Counter[str] = Counter()
+    for m in matches:
+        for d in by.get((level, m), ()):
+            loss[d[0]] += d[1]
+            count[d[0]] += 1
+    present = [kind for kind in mix if count[kind]]
+    if not present:
+        return math.nan
+    return (sum(mix[kind] * loss[kind] / count[kind] for kind in present)
+            / sum(mix[kind] for kind in present))
+
+
+def _print_mix_weighted(by: dict[tuple[str, int], list[list[Any]]]) -> None:
+    """:func:`mix_weighted_loss` per level and step, in all levels' common mix, over
+    the matches every level played, with intervals from resampling them (the same
+    resamples for both levels of a step: paired)."""
+    mix = kind_mix(by)
+    levels = [lv for lv in LEVELS if any(lv == level for level, _ in by)]
+    matches = sorted(set.intersection(*({m for lv, m in by if lv == level} for level in levels)))
+    rng = random.Random(0)
+    resamples = [rng.choices(matches, k=len(matches)) for _ in range(BOOTSTRAP)]
+    point = {level: mix_weighted_loss(by, level, matches, mix) for level in levels}
+    spread = {level: [mix_weighted_loss(by, level, s, mix) for s in resamples]
+              for level in levels}
+    print("mix-weighted (" + ", ".join(f"{k} {100 * w:.0f}%" for k, w in mix.items()) + ")")
+    for level in levels:
+        print(f"        {level:6s} mean loss {_with_interval(point[level], spread[level])}")
+    for a, b in itertools.pairwise(levels):
+        diffs = [x - y for x, y in zip(spread[a], spread[b], strict=True)]
+        print(f"{a} - {b} mix-weighted: {_with_interval(point[a] - point[b], diffs)}")
+
+
+def _with_interval(value: float, resampled: list[float]) -> str:
+    ordered = sorted(resampled)
+    return (f"{value:+6.2f} [{percentile(ordered, 2.5):+6.2f}, "
+            f"{percentile(ordered, 97.5):+6.2f}]")
 
 
 def main(argv: list[str] | None = None) -> None:
