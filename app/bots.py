@@ -2,6 +2,9 @@
 
 ``ai.decide`` is a pure function of picklable inputs, so the same call runs in either
 executor; the loop only awaits the future, and other tables keep moving meanwhile.
+When more searches wait for the pool than it has processes, each gets a share of the
+time budget instead of the whole: under load hard bots think less rather than make
+their tables wait (docs/benchmarks-server.md measures both).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from multiprocessing.connection import wait as wait_ready
 from multiprocessing.process import BaseProcess
 
 import ai
+from ai.hard import DEFAULT_BUDGET_S
 from engine import Action, Observation
 
 from .config import Settings
@@ -24,6 +28,7 @@ from .metrics import BOT_DECISION
 
 PARENT_CHECK = 0.5  # seconds between a pool worker's looks at whether the server is alive
 EXIT_TIMEOUT = 1.0  # seconds the pool's processes get to exit at shutdown before a kill
+MIN_BUDGET_S = 0.1  # a search's least share of the budget, however long the pool's queue
 
 
 class BotRunner:
@@ -34,6 +39,7 @@ class BotRunner:
         self._threads = ThreadPoolExecutor(settings.bot_threads, thread_name_prefix="bot")
         # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
         self._size = settings.bot_processes
+        self._searching = 0  # searches handed to the pool and not yet answered
         self._pool = ProcessPoolExecutor(
             self._size, mp_context=multiprocessing.get_context("spawn"),
             initializer=die_with_parent, initargs=(os.getpid(),),
@@ -52,10 +58,23 @@ class BotRunner:
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Action:
         loop = asyncio.get_running_loop()
-        with BOT_DECISION.labels(level).time():
-            return await loop.run_in_executor(
-                self._executor(level), ai.decide, level, observation, seed
-            )
+        executor = self._executor(level)
+        in_pool = executor is self._pool
+        self._searching += in_pool
+        try:
+            with BOT_DECISION.labels(level).time():
+                budget = self.budget_s() if in_pool else DEFAULT_BUDGET_S
+                return await loop.run_in_executor(executor, ai.decide, level, observation,
+                                                  seed, budget)
+        finally:
+            self._searching -= in_pool
+
+    def budget_s(self) -> float:
+        """A search's time budget: the whole while the pool has a process for every search
+        asked of it, else an even share of the pool's time, so that the last in line still
+        answers within about one whole budget."""
+        share = DEFAULT_BUDGET_S * self._size / max(self._size, self._searching)
+        return max(MIN_BUDGET_S, share)
 
     async def close(self, timeout: float = EXIT_TIMEOUT) -> None:
         """Stop both executors.  The pool's processes get ``timeout`` seconds to finish a

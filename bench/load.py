@@ -45,6 +45,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx2
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 
 from ai import Level
@@ -139,21 +140,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def histogram(metrics: str, name: str) -> tuple[dict[float, float], float]:
-    """A Prometheus histogram without labels: cumulative counts by upper bound, and sum."""
-    buckets, total, bucket = {}, 0.0, f'{name}_bucket{{le="'
-    for line in metrics.splitlines():
-        if line.startswith(bucket):
-            bound, count = line[len(bucket):].split('"} ')
-            buckets[float(bound)] = float(count)
-        elif line.startswith(f"{name}_sum "):
-            total = float(line.split()[1])
+BOT_DECISION = "belote_bot_decision_seconds"
+
+
+def histogram(metrics: str, name: str,
+              level: str | None = None) -> tuple[dict[float, float], float]:
+    """A Prometheus histogram (of one ``level`` where it is labelled by level, as the
+    bots' decisions are): cumulative counts by upper bound, and sum."""
+    buckets, total = {}, 0.0
+    for family in text_string_to_metric_families(metrics):
+        for sample in family.samples if family.name == name else ():
+            if level is not None and sample.labels.get("level") != level:
+                continue
+            if sample.name == f"{name}_bucket":
+                buckets[float(sample.labels["le"])] = sample.value
+            elif sample.name == f"{name}_sum":
+                total = sample.value
     return buckets, total
 
 
-def window_summary(before: str, after: str, name: str) -> str:
+def window_summary(before: str, after: str, name: str, level: str | None = None) -> str:
     """Mean and p99 (as its bucket's upper bound) of ``name`` between two scrapes."""
-    (first, first_sum), (last, last_sum) = histogram(before, name), histogram(after, name)
+    (first, first_sum), (last, last_sum) = (histogram(before, name, level),
+                                            histogram(after, name, level))
     counts = {bound: last[bound] - first.get(bound, 0.0) for bound in last}
     n = counts.get(float("inf"), 0.0)
     if not n:
@@ -305,6 +314,10 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
           f"{window_summary(metrics_began, metrics_ended, 'belote_action_broadcast_seconds')}"
           "; its database write "
           f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}")
+    decisions = (f"{level} {window_summary(metrics_began, metrics_ended, BOT_DECISION, level)}"
+                 for level, count in counts.items() if count)
+    print("bots' decisions, the wait for a thread or a pool process included: "
+          + "; ".join(decisions))
     print(f"this client's event-loop lag: p50 {percentile(client_lags, 0.5) * 1000:.2f} ms, "
           f"p99 {percentile(client_lags, 0.99) * 1000:.2f} ms, "
           f"max {max(client_lags, default=0) * 1000:.2f} ms")

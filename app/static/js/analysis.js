@@ -9,6 +9,9 @@ import { callMark, cardLabel } from "./labels.js";
 const POLL_MS = 1000; // how often a running analysis is asked for its progress
 const KEY_MOMENTS = 8; // the costliest decisions of the match listed to jump to
 export const GRADES = ["good", "inaccuracy", "mistake", "blunder"];
+/** The grades as chess annotates moves, for a phone's summary, where their names would
+ *  push the columns out of sight. */
+const GRADE_MARKS = { good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
 
 /** A match's analysis: `element` is its panel (button, progress, or the summary when
  *  `summary`), `review` the result once done; `onDone(review)` is told once it is.
@@ -91,7 +94,11 @@ function reviewSummary(ctx, review, { nameOf, jumpTo }) {
   const { t } = ctx;
   const head = h("tr", {}, h("th", { scope: "col" }, t("analysis.player")),
     h("th", { scope: "col" }, t("analysis.decisions")), h("th", { scope: "col" }, t("analysis.mean_loss")),
-    GRADES.map((grade) => h(`th.grade-${grade}`, { scope: "col" }, t(`analysis.grade.${grade}`))));
+    GRADES.map((grade) => {
+      const name = t(`analysis.grade.${grade}`);
+      return h(`th.grade-${grade}`, { scope: "col", "aria-label": name, title: name },
+        h("span.grade-name", {}, name), h("span.grade-mark", { "aria-hidden": "true" }, GRADE_MARKS[grade]));
+    }));
   const rows = review.seats.map((s) => h(`tr.team-${s.seat % 2}`, { "data-analysis-seat": s.seat },
     h("th", { scope: "row" }, nameOf(s.seat)), h("td.num", {}, s.decisions),
     h("td.num", {}, points(s.mean_loss)),
