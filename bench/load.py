@@ -140,7 +140,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-BOT_DECISION = "belote_bot_decision_seconds"
+BOT_DECISIONS_METRIC = "belote_bot_decision_seconds"  # app.metrics.BOT_DECISION, as scraped
 
 
 def histogram(metrics: str, name: str,
@@ -314,7 +314,8 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
           f"{window_summary(metrics_began, metrics_ended, 'belote_action_broadcast_seconds')}"
           "; its database write "
           f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}")
-    decisions = (f"{level} {window_summary(metrics_began, metrics_ended, BOT_DECISION, level)}"
+    decisions = (f"{level} "
+                 f"{window_summary(metrics_began, metrics_ended, BOT_DECISIONS_METRIC, level)}"
                  for level, count in counts.items() if count)
     print("bots' decisions, the wait for a thread or a pool process included: "
           + "; ".join(decisions))
