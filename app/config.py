@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     # Jobs queued or running at most, the whole server (or cluster): anyone may ask for a
     # finished match's review, so past this a new one waits (429) rather than the CPU.
     analysis_queue_max: int = Field(default=20, ge=1)
+    # Jobs one requester (the asking player; its address, each) may hold queued or running
+    # at once, fewer while many share the queue (docs/analysis.md), so that a few cannot
+    # fill it for everyone.
+    analysis_slots: int = Field(default=3, ge=1)
     # New analyses one client address may ask for within the window (seconds), so that one
     # visitor cannot fill that queue for everyone (the whole cluster's count).
     analyses_per_address: int = Field(default=10, ge=1)

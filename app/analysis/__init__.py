@@ -2,6 +2,8 @@
 in the database, run off the event loop in a niced process pool, handed out to this
 node's workers by an in-process queue or, in a cluster, saq's Redis queue."""
 
-from .jobs import Analyses, MatchNotFound, MatchNotOver, QueueFull, TooManyForYou
+from .admission import QueueFull, SlotsFull
+from .jobs import Analyses, MatchNotFound, MatchNotOver, TooManyForYou
 
-__all__ = ["Analyses", "MatchNotFound", "MatchNotOver", "QueueFull", "TooManyForYou"]
+__all__ = ["Analyses", "MatchNotFound", "MatchNotOver", "QueueFull", "SlotsFull",
+           "TooManyForYou"]

@@ -15,8 +15,9 @@ from ..accounts.limits import Counters
 from ..config import Settings
 from ..db import analyses as rows
 from ..db import queries
-from ..db.analyses import AnalysisRow
+from ..db.analyses import AnalysisRow, Requester
 from ..db.session import Database, StorageError
+from .admission import Admission
 from .pool import ReviewPool
 from .queues import JobQueue, LocalQueue, SaqQueue
 
@@ -30,10 +31,6 @@ class MatchNotFound(Exception):
 
 
 class MatchNotOver(Exception):
-    pass
-
-
-class QueueFull(Exception):
     pass
 
 
@@ -56,7 +53,7 @@ class Analyses:
         self._window = settings.analysis_window
         self._seed = settings.analysis_seed
         self._samples = settings.analysis_samples or ai_review.DEFAULT_SAMPLES
-        self._queue_max = settings.analysis_queue_max
+        self._admit = Admission(settings.analysis_queue_max, settings.analysis_slots)
         self._pool = (ReviewPool(settings.analysis_workers, settings.analysis_nice,
                                  settings.analysis_cpu_seconds)
                       if settings.analysis_workers else None)
@@ -84,14 +81,16 @@ class Analyses:
         if self._pool is not None:
             await self._pool.close()
 
-    async def request(self, match_id: str, address: str | None) -> AnalysisRow:
+    async def request(self, match_id: str, address: str | None,
+                      player_id: str | None = None) -> AnalysisRow:
         """The match's job, queued if it is the first request (idempotent).  A new one is
         refused with TooManyForYou past ANALYSES_PER_ADDRESS of ``address``'s within the
-        window, and with QueueFull while ANALYSIS_QUEUE_MAX jobs wait or run; asking for
-        a job that exists costs nothing.  In a cluster, a pending job is queued again,
-        which saq ignores while it holds the job: a job that Redis lost (or gave up on)
-        is taken up again by the next request.  (Counters raise RedisError while a
-        cluster's Redis is down.)"""
+        window, with QueueFull while ANALYSIS_QUEUE_MAX jobs wait or run, and with
+        SlotsFull while ``player_id`` or ``address`` holds its share of them
+        (:mod:`.admission`); asking for a job that exists costs nothing.  In a cluster, a
+        pending job is queued again, which saq ignores while it holds the job: a job that
+        Redis lost (or gave up on) is taken up again by the next request.  (Counters raise
+        RedisError while a cluster's Redis is down.)"""
         over = await rows.match_over(self._database, match_id)
         if over is None:
             raise MatchNotFound(match_id)
@@ -102,9 +101,8 @@ class Analyses:
             wait = await self._counters.blocked(key, self._per_address)
             if wait is not None:
                 raise TooManyForYou(wait)
-            if await rows.count_pending(self._database) >= self._queue_max:
-                raise QueueFull(match_id)
-        row, created = await rows.create(self._database, match_id, self._seed, self._samples)
+        row, created = await rows.create(self._database, match_id, self._seed, self._samples,
+                                         Requester(player_id, address), self._admit)
         if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
             await self.queue.put(match_id)
         if created:  # counted once queued: a count Redis failed to keep is the asker's gain

@@ -3,17 +3,24 @@ node through the database, so that any node's GET reads what any node's worker w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import case, distinct, func, insert, select, text, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import models
 from .session import Database, StorageError
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 PENDING = (QUEUED, RUNNING)
+# PostgreSQL's advisory lock that new jobs take, one at a time across the cluster.
+ADMISSION_LOCK = 1_720_290_029
+# Who asked is kept while the job is pending, for the queue's shares: an address is
+# personal, and an ended job holds no share.
+_FORGET_REQUESTER: dict[str, Any] = {"requested_by": None, "requested_from": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +33,36 @@ class AnalysisRow:
     attempts: int
     result: dict[str, Any] | None
     error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Requester:
+    """Who asks for a new job: its player (None: no token) and address (None: unknown)."""
+
+    player_id: str | None
+    address: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """One requester's pending jobs, and how many requesters of its kind (players, or
+    addresses) hold any, itself included if it does."""
+
+    jobs: int
+    holders: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The jobs queued or running when a new one is asked for: all of them, and the
+    requester's player's and address's (None where the requester has none)."""
+
+    total: int
+    player: Held | None
+    address: Held | None
+
+
+Admit = Callable[[Pending], None]  # raises to refuse a new job
 
 
 def _now() -> datetime:
@@ -52,22 +89,43 @@ async def get(db: Database, match_id: str) -> AnalysisRow | None:
     return None if row is None else AnalysisRow(*row)
 
 
-async def create(db: Database, match_id: str, seed: int,
-                 samples: int) -> tuple[AnalysisRow, bool]:
+async def create(db: Database, match_id: str, seed: int, samples: int, requester: Requester,
+                 admit: Admit) -> tuple[AnalysisRow, bool]:
     """The match's job, queued now unless there was one: (its row, whether it is new).
-    Two requests at once insert one row: the key decides, the loser reads the winner's."""
-    try:
-        async with db.write() as conn:
-            await conn.execute(insert(models.Analysis), {
+    A new one is counted and inserted in one transaction, one at a time (PostgreSQL: an
+    advisory lock, across the cluster; SQLite: its one writer), so that ``admit``, which
+    may refuse it, sees every job inserted before it, and requests at once cannot pass
+    the queue's bounds together."""
+    a = models.Analysis
+    async with db.write() as conn:
+        if conn.dialect.name == "postgresql":
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": ADMISSION_LOCK})
+        created = await conn.scalar(select(a.match_id).where(a.match_id == match_id)) is None
+        if created:
+            admit(await _pending(conn, requester))
+            await conn.execute(insert(a), {
                 "match_id": match_id, "status": QUEUED, "progress": 0.0, "seed": seed,
-                "samples": samples, "attempts": 0, "created_at": _now()})
-        created = True
-    except StorageError:
-        created = False
+                "samples": samples, "attempts": 0, "created_at": _now(),
+                "requested_by": requester.player_id, "requested_from": requester.address})
     row = await get(db, match_id)
-    if row is None:  # the insert was refused for another reason than the key
+    if row is None:  # deleted with its match meanwhile
         raise StorageError(f"no analysis of {match_id!r} after its insert")
     return row, created
+
+
+async def _pending(conn: AsyncConnection, requester: Requester) -> Pending:
+    """The pending jobs, read by the admitting transaction in one statement."""
+    a = models.Analysis
+    total, player_jobs, players, address_jobs, addresses = (await conn.execute(select(
+        func.count(),
+        func.count(case((a.requested_by == requester.player_id, 1))),
+        func.count(distinct(a.requested_by)),
+        func.count(case((a.requested_from == requester.address, 1))),
+        func.count(distinct(a.requested_from)),
+    ).select_from(a).where(a.status.in_(PENDING)))).one()
+    return Pending(total, None if requester.player_id is None else Held(player_jobs, players),
+                   None if requester.address is None else Held(address_jobs, addresses))
 
 
 async def start(db: Database, match_id: str) -> bool:
@@ -94,7 +152,8 @@ async def finish(db: Database, match_id: str, result: dict[str, Any]) -> bool:
     async with db.write() as conn:
         hit = await conn.execute(
             update(a).where(a.match_id == match_id, a.status.in_(PENDING))
-            .values(status=DONE, progress=1.0, result=result, finished_at=_now()))
+            .values(status=DONE, progress=1.0, result=result, finished_at=_now(),
+                    **_FORGET_REQUESTER))
     return hit.rowcount > 0
 
 
@@ -102,14 +161,8 @@ async def fail(db: Database, match_id: str, error: str) -> None:
     a = models.Analysis
     async with db.write() as conn:
         await conn.execute(update(a).where(a.match_id == match_id, a.status.in_(PENDING))
-                           .values(status=FAILED, error=error[:200], finished_at=_now()))
-
-
-async def count_pending(db: Database) -> int:
-    a = models.Analysis
-    async with db.read() as session:
-        return int(await session.scalar(
-            select(func.count()).select_from(a).where(a.status.in_(PENDING))) or 0)
+                           .values(status=FAILED, error=error[:200], finished_at=_now(),
+                            **_FORGET_REQUESTER))
 
 
 async def pending(db: Database) -> list[str]:

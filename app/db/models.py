@@ -329,6 +329,10 @@ class Analysis(Base):
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # Who asked, while the job is pending (its player, its address), for each one's share
+    # of the queue (migration 0009).
+    requested_by: Mapped[str | None] = mapped_column(String(64))
+    requested_from: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         # The jobs a restarted server resumes: the few not done nor failed.

@@ -10,10 +10,17 @@ from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
 from redis.exceptions import RedisError
 
-from ...analysis import Analyses, MatchNotFound, MatchNotOver, QueueFull, TooManyForYou
+from ...analysis import (
+    Analyses,
+    MatchNotFound,
+    MatchNotOver,
+    QueueFull,
+    SlotsFull,
+    TooManyForYou,
+)
 from ...db.analyses import AnalysisRow
 from ...storage import StorageUnavailable
-from ..deps import AddressDep
+from ..deps import AddressDep, ViewerDep
 from ..errors import ApiError, error_responses
 
 
@@ -41,7 +48,8 @@ _errors = error_responses({
     404: "No such match (`match_not_found`), or no analysis asked for (`no_analysis`)",
     409: "The match is not over (`match_not_over`)",
     422: "A malformed match id",
-    429: "Too many analyses waiting (`too_many_analyses`), or asked for from this address "
+    429: "Too many analyses waiting (`too_many_analyses`), or waiting for this player or "
+         "address (`analysis_slots_full_for_you`), or asked for from this address "
          "(`too_many_analyses_for_you`), with `Retry-After`",
     503: "The database (`storage_unavailable`) or a cluster's Redis "
          "(`cluster_unavailable`) is unavailable",
@@ -52,11 +60,12 @@ RETRY_AFTER = "60"  # seconds: about what a review takes
 
 @router.post("/matches/{match_id}/analysis", status_code=status.HTTP_202_ACCEPTED,
              response_model_exclude_none=True)
-async def ask_analysis(analyses: AnalysesDep, match_id: str,
-                       address: AddressDep) -> AnalysisStatus:
-    """Ask for the match's review; asking again answers the same job's status."""
+async def ask_analysis(analyses: AnalysesDep, match_id: str, address: AddressDep,
+                       viewer: ViewerDep) -> AnalysisStatus:
+    """Ask for the match's review; asking again answers the same job's status.  With a
+    token, its player's share of the queue counts too (docs/analysis.md)."""
     try:
-        row = await analyses.request(match_id, address)
+        row = await analyses.request(match_id, address, viewer.id if viewer else None)
     except MatchNotFound:
         raise ApiError(404, "match_not_found", f"no match {match_id!r}") from None
     except MatchNotOver:
@@ -64,6 +73,10 @@ async def ask_analysis(analyses: AnalysesDep, match_id: str,
     except QueueFull:
         raise ApiError(429, "too_many_analyses", "too many analyses are waiting; try again "
                        "in a minute", headers={"Retry-After": RETRY_AFTER}) from None
+    except SlotsFull:
+        raise ApiError(429, "analysis_slots_full_for_you", "your analyses waiting fill your "
+                       "share of the queue; try again once one is done",
+                       headers={"Retry-After": RETRY_AFTER}) from None
     except TooManyForYou as refused:
         raise ApiError(429, "too_many_analyses_for_you", "you asked for many analyses "
                        "lately; try again later",
