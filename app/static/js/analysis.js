@@ -62,6 +62,7 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
     const code = error && error.code;
     if (code === "too_many_analyses") return t("analysis.busy");
     if (code === "too_many_analyses_for_you") return t("analysis.too_many", { minutes: error.retryMinutes });
+    if (code === "analysis_slots_full_for_you") return t("analysis.slots_full");
     return t("analysis.error");
   }
 
