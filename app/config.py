@@ -98,6 +98,9 @@ class Settings(BaseSettings):
 
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)
+    # A rated table's turns last at least this: no one-second rated matches that a second
+    # account loses on time at once (docs/ratings.md, "Integrity").
+    rated_min_turn_seconds: float = Field(default=10, ge=1, le=600)
     missed_turns_to_bot: int = Field(default=2, ge=1)
     reconnect_grace: float = Field(default=60, ge=0)
     finished_table_ttl: float = Field(default=600, ge=0)  # seconds a result stays visible
@@ -146,6 +149,12 @@ class Settings(BaseSettings):
             raise ValueError(f"SECRET_KEY {problem}: production needs at least "
                              f"{MIN_SECRET} random characters, e.g. `openssl rand -hex 32`")
         return self
+
+    def turn_seconds(self, rated: bool) -> float:
+        """A new table's turn when it asks for none: the default, at a rated table at
+        least the rated floor."""
+        floor = self.rated_min_turn_seconds if rated else 0
+        return max(self.default_turn_seconds, floor)
 
     def token_key(self) -> str:
         """The key guest tokens are signed with: ``SECRET_KEY``, or in development the one

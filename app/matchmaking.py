@@ -124,7 +124,7 @@ async def open_table(lobby: Lobby, cluster: Cluster | None, settings: Settings,
     config = TableConfig(
         name=names if len(names) <= MAX_NAME else names[:MAX_NAME - 1] + "…",
         options=Options.make(variant),
-        turn_seconds=settings.default_turn_seconds,
+        turn_seconds=settings.turn_seconds(rated),
         private=False,
         timeout_forfeits=False,
         rated=rated,

@@ -17,17 +17,20 @@ from sqlalchemy import inspect, select
 from app.db import queries
 from app.db.migrate import ALEMBIC_INI, alembic_config, upgrade
 from app.db.models import (
+    Action,
     Base,
     BotTally,
     Deal,
     Match,
     MatchSeat,
     Player,
+    PlayerRating,
     PlayerTally,
     RatingChange,
     UTCDateTime,
 )
 from app.db.storage import DatabaseStorage
+from app.integrity import REAL_PLAY_ACTIONS
 from app.matchlog import MatchEnd
 from app.vocabulary import EndReason
 from tests.test_db_support import opened
@@ -99,12 +102,17 @@ def test_private_is_filled_in_from_meta(empty_url: str) -> None:
 
 
 async def rate_old_match(url: str) -> list[tuple[Any, ...]]:
-    """Rate the upgraded database's old match as if it had been rated: the new tables
-    take rows that point at the old ones."""
+    """Rate the upgraded database's old match as if it had been rated (and really played:
+    its player chose her own cards): the new tables take rows that point at the old ones."""
     async with opened(url) as db:
         async with db.write() as conn:
             await conn.execute(sa.update(Match).where(Match.id == "M1").values(
                 end_reason=None, meta={"seed": 1, "table": {"rated": True}}))
+            await conn.execute(sa.insert(Deal), [{"match_id": "M1", "idx": 0, "dealer": 3,
+                                                  "deck": "", "started_at": T0}])
+            await conn.execute(sa.insert(Action), [
+                {"match_id": "M1", "deal_idx": 0, "seq": seq, "seat": 0, "action": 0,
+                 "actor": "player", "at": T0} for seq in range(REAL_PLAY_ACTIONS)])
         await DatabaseStorage(db).repo.finish_match(
             "M1", MatchEnd(EndReason.WON, (151, 80), 0))
         async with db.read() as session:
@@ -283,3 +291,52 @@ async def columns_of(url: str, table: str) -> set[str]:
     async with opened(url) as db, db.engine.connect() as conn:
         return set(await conn.run_sync(
             lambda c: [column["name"] for column in inspect(c).get_columns(table)]))
+
+
+OLD_RATINGS = sa.table(  # ratings before revision 0010: no counts of wins at rated tables
+    "ratings", *(sa.column(c) for c in ("player_id", "variant", "mu", "sigma", "value",
+                                         "matches", "wins", "ranked")),
+    sa.column("updated_at", UTCDateTime()))
+
+
+async def insert_rated_history(url: str) -> None:
+    """At 0009: p0 won m-won (played), m-forfeit and m-left (the others timed out or
+    left); p1 lost all three; a classic rating of p0 with no history."""
+    ends = {"m-won": "won", "m-forfeit": "forfeit", "m-left": "abandoned"}
+    async with opened(url) as db, db.write() as conn:
+        await conn.execute(sa.insert(Player), [
+            {"id": p, "name": p, "created_at": T0} for p in ("p0", "p1")])
+        await conn.execute(sa.insert(Match), [
+            {"id": i, "variant": "bulgarian", "options": {}, "meta": {}, "started_at": T0,
+             "finished_at": T0, "end_reason": reason, "total0": 0, "total1": 0}
+            for i, reason in ends.items()])
+        await conn.execute(sa.insert(RatingChange), [
+            {"match_id": i, "player_id": p, "variant": "bulgarian", "seat": seat,
+             "mu_before": 25.0, "sigma_before": 8.0, "mu": 25.0 + (3 if seat == 0 else -3),
+             "sigma": 7.5, "value": 0, "matches": n + 1, "at": T0}
+            for n, i in enumerate(ends) for seat, p in enumerate(("p0", "p1"))])
+        await conn.execute(sa.insert(OLD_RATINGS), [
+            {"player_id": p, "variant": variant, "mu": 25.0, "sigma": 7.5, "value": 0,
+             "matches": matches, "wins": wins, "ranked": False, "updated_at": T0}
+            for p, variant, matches, wins in (("p0", "bulgarian", 3, 3), ("p1", "bulgarian", 3, 0),
+                                               ("p0", "classic", 5, 2))])
+
+
+def test_0010_counts_the_wins_and_walkovers_already_rated(empty_url: str) -> None:
+    """Every win so far was rated: the wins at rated tables are ``wins``, the walkovers the
+    rated forfeits and departures a player's rating rose after; down again, gone."""
+    config = alembic_config(empty_url)
+    command.upgrade(config, "0009")
+    run(insert_rated_history(empty_url))
+    command.upgrade(config, "0010")
+
+    async def counts() -> set[tuple[Any, ...]]:
+        async with opened(empty_url) as db, db.read() as session:
+            r = PlayerRating
+            return set(await session.execute(
+                select(r.player_id, r.variant, r.table_wins, r.forfeit_wins)))
+
+    assert run(counts()) == {("p0", "bulgarian", 3, 2), ("p1", "bulgarian", 0, 0),
+                             ("p0", "classic", 2, 0)}
+    command.downgrade(config, "0009")
+    assert "forfeit_wins" not in run(columns_of(empty_url, "ratings"))

@@ -1,7 +1,8 @@
 """Rated tables (issue #15) on SQLite and PostgreSQL: who may sit, what seats show, and
 the rating update at a match's end through the real table code: once per match, in the
-transaction that ends it (a replayed end, a restart rate nothing again), bots fixed, a
-forfeit and an abandonment a loss for the team that left."""
+transaction that ends it (a replayed end, a restart rate nothing again), bots fixed; a
+forfeit and a departure a loss for the player who timed out or left, never for the
+partner who stayed, and nothing at all before real play (issue #29)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from ai import Level
-from app import ratings
+from app import integrity, ratings
+from app.auth import Player
 from app.bots import BotRunner
 from app.db import accounts as store
 from app.db import models
-from app.db.ratings import RatingStore, loser
+from app.db.ratings import RatingStore
 from app.db.session import Database
 from app.db.storage import DatabaseStorage
 from app.matchlog import MatchEnd
@@ -37,6 +39,7 @@ from app.tables import (
     TableConfig,
     TableError,
 )
+from app.tables.commands import LoadRatings
 from app.vocabulary import EndReason
 from engine import Options
 from tests.actors import ANA, PATIENCE, first_message, next_message
@@ -136,15 +139,6 @@ def test_an_account_quickplays_rated(client: TestClient) -> None:
 # ------------------------------------------------------------------ the update
 
 
-def test_who_lost() -> None:
-    won = MatchEnd(EndReason.WON, (151, 20), 0)
-    assert loser(won, []) == 1
-    assert loser(MatchEnd(EndReason.FORFEIT, (0, 0), 1), []) == 0
-    abandoned = MatchEnd(EndReason.ABANDONED, (0, 0), None)
-    assert loser(abandoned, [1]) == 1 and loser(abandoned, [1, 3]) == 1
-    assert loser(abandoned, [0, 1]) is None and loser(abandoned, []) is None
-
-
 async def account(db: Database, player_id: str, name: str) -> None:
     await store.create_account(db, player_id, name, name.lower(), "argon2-hash")
 
@@ -159,12 +153,19 @@ async def rated_rows(db: Database) -> tuple[list[tuple[Any, ...]], list[tuple[An
     return [tuple(row) for row in current], [tuple(row) for row in history]
 
 
-async def play_out(table: Table, client: Client, seat: int = 0) -> None:
-    """Play ``seat``'s turns (its first legal action) until the match is over."""
+async def play_out(table: Table, client: Client, seat: int = 0,
+                   actions: int | None = None) -> None:
+    """Play ``seat``'s turns (its first legal action) until the match is over, or until
+    it has played ``actions`` of them and its turn comes again."""
+    acted: set[int] = set()
     while table.status != "over":
         state = await next_message(client)
-        if state.get("turn") == seat and state["view"]["legal_actions"]:
+        if state.get("turn") == seat and state["view"]["legal_actions"] and (
+                state["version"] not in acted):
+            if actions is not None and len(acted) == actions:
+                return
             version = state["version"]
+            acted.add(version)
             await table.submit(PlayAction(client, f"a{version}", version,
                                           state["view"]["legal_actions"][0]))
 
@@ -247,14 +248,14 @@ def test_a_rated_match_against_bots_rates_the_account_once(db_url: str) -> None:
     in_lobby(db_url, scenario)
 
 
-def test_a_forfeit_is_a_loss_for_the_team_that_timed_out(db_url: str) -> None:
+def test_a_forfeit_is_a_loss_for_the_player_who_timed_out(db_url: str) -> None:
     async def scenario(lobby: Lobby, db: Database, clock: FakeClock, bots: BotRunner) -> None:
         table, client = await rated_solo(lobby, seat=1, turn=TURN, forfeits=True)
-        await first_message(client, lambda m: m.get("turn") == 1 and bool(
-            m["view"]["legal_actions"]), "Ana's turn (seat 1)")
+        await play_out(table, client, seat=1, actions=integrity.REAL_PLAY_ACTIONS)
         clock.advance(TURN)
         await eventually(lambda: table.info().rating_changes is not None, PATIENCE,
                          "the forfeit's rating changes")
+        assert table.info().forfeit is not None
         change = (table.info().rating_changes or [])[0]
         assert change.seat == 1 and change.after.mu < change.before.mu
         current, _ = await rated_rows(db)
@@ -263,15 +264,74 @@ def test_a_forfeit_is_a_loss_for_the_team_that_timed_out(db_url: str) -> None:
     in_lobby(db_url, scenario)
 
 
-def test_leaving_a_rated_match_loses_it(db_url: str) -> None:
-    """The only human leaves: the table closes, abandoned, a loss for her team."""
+def test_a_forfeit_before_real_play_rates_nobody(db_url: str) -> None:
+    """Ana's first turn times out: the match is over, and her rating as it was."""
     async def scenario(lobby: Lobby, db: Database, clock: FakeClock, bots: BotRunner) -> None:
-        table, _ = await rated_solo(lobby, seat=2)
+        table, client = await rated_solo(lobby, seat=1, turn=TURN, forfeits=True)
+        await first_message(client, lambda m: m.get("turn") == 1 and bool(
+            m["view"]["legal_actions"]), "Ana's turn (seat 1)")
+        clock.advance(TURN)
+        await first_message(client, lambda m: (m.get("event") or {}).get("kind")
+                            == "forfeit", "the forfeit")
+        await table.submit(LoadRatings())  # after the one the end posted: nothing to read
+        assert table.info().rating_changes is None
+        current, history = await rated_rows(db)
+        assert [(n, w) for _, _, _, _, n, w in current] == [(0, 0)] and history == []
+
+    in_lobby(db_url, scenario)
+
+
+def test_leaving_a_rated_match_loses_it(db_url: str) -> None:
+    """The only human leaves once she has really played: the table closes, abandoned, a
+    loss for her; had she left before that, nothing."""
+    async def scenario(lobby: Lobby, db: Database, clock: FakeClock, bots: BotRunner) -> None:
+        early, _ = await rated_solo(lobby, seat=2)
+        await early.submit(LeaveSeat(ANA, 2))
+        await eventually(lambda: early.status == "closed", PATIENCE, "the table to close")
+        assert await rated_rows(db) == ([(ANA.id, "bulgarian", ratings.NEW.mu,
+                                          ratings.NEW.sigma, 0, 0)], [])
+
+        table, client = await rated_solo(lobby, seat=2)
+        await play_out(table, client, seat=2, actions=integrity.REAL_PLAY_ACTIONS)
         await table.submit(LeaveSeat(ANA, 2))
         await eventually(lambda: table.status == "closed", PATIENCE, "the table to close")
         current, history = await rated_rows(db)
         assert [(n, w) for _, _, _, _, n, w in current] == [(1, 0)]
         assert [(seat, mu < ratings.NEW.mu) for _, _, seat, mu, _, _ in history] == [(2, True)]
+
+    in_lobby(db_url, scenario)
+
+
+IVO = Player("p-ivo", "Ivo")
+
+
+def test_the_partner_who_stayed_keeps_their_rating(db_url: str) -> None:
+    """Ana leaves mid-match; Ivo, her partner, plays it out beside the bot that took her
+    seat: she takes the loss, his rating stays as it was, whoever wins."""
+    async def scenario(lobby: Lobby, db: Database, clock: FakeClock, bots: BotRunner) -> None:
+        await account(db, IVO.id, IVO.name)
+        table = lobby.create(ANA, TableConfig("rated", QUICK, 600, False, False, rated=True))
+        await table.submit(SitDown(ANA, 0))
+        await table.submit(SitDown(IVO, 2))
+        for seat in (1, 3):
+            await table.submit(AddBot(ANA, seat, Level.EASY))
+        ana, ivo = Client(ANA, 10_000), Client(IVO, 10_000)
+        for client in (ana, ivo):
+            await table.submit(Attach(client))
+        await table.submit(StartMatch(ANA))
+
+        async def ana_leaves() -> None:
+            await play_out(table, ana, seat=0, actions=integrity.REAL_PLAY_ACTIONS)
+            await table.submit(LeaveSeat(ANA, 0))
+
+        await asyncio.gather(ana_leaves(), play_out(table, ivo, seat=2))
+        await eventually(lambda: table.info().rating_changes is not None, PATIENCE,
+                         "the match's rating changes")
+        changes = table.info().rating_changes or []
+        assert [(c.seat, c.after.mu < c.before.mu) for c in changes] == [(0, True)]
+        current, _ = await rated_rows(db)
+        assert sorted((p, n, w) for p, _, _, _, n, w in current) == [
+            (ANA.id, 1, 0), (IVO.id, 0, 0)]
 
     in_lobby(db_url, scenario)
 

@@ -236,6 +236,10 @@ class PlayerRating(Base):
     matches: Mapped[int] = mapped_column(Integer)  # rated matches in the variant
     wins: Mapped[int] = mapped_column(Integer)
     ranked: Mapped[bool] = mapped_column(Boolean)  # not provisional: on the leaderboard
+    # For the operator's flag (app/integrity.py): wins at rated tables, whether or not
+    # they moved the rating, and those of them the other team gave by leaving or timing out.
+    table_wins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    forfeit_wins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     updated_at: Mapped[datetime]
 
     __table_args__ = (

@@ -1,79 +1,121 @@
 """Ratings in the database: the update at a rated match's end, inside the transaction
 that closes the match, so that a match rates once whatever retries, restarts or
-takeovers write its end again; and what tables read (a seat's rating, a match's rating
-changes).  The leaderboard and profiles are read in :mod:`app.db.queries`
-(docs/ratings.md, "On the server").
+takeovers write its end again; what tables read (a seat's rating, a match's rating
+changes); and the accounts an operator should look at.  The leaderboard and profiles are
+read in :mod:`app.db.queries` (docs/ratings.md, "On the server" and "Integrity").
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, func, select, update
 from sqlalchemy import insert as insert_
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.orm import aliased
 
-from .. import ratings
+from .. import integrity, ratings
 from ..matchlog import MatchEnd
 from ..models import RatingChangeOut, RatingView
-from ..vocabulary import EndReason
+from ..vocabulary import Actor
 from . import models
 from .session import Database
 
 # ------------------------------------------------------------------ the update
 
 
-def loser(end: MatchEnd, left: Iterable[int]) -> int | None:
-    """The team that lost a finished match: the other one of a won match, the team that
-    left of a forfeited or abandoned one; None when nobody can be blamed (an abandoned
-    match whose leavers were on both teams, or on neither)."""
-    if end.reason != EndReason.ABANDONED:
-        return None if end.winner is None else 1 - end.winner
-    teams = {seat % 2 for seat in left}
-    return teams.pop() if len(teams) == 1 else None
-
-
 async def rate_match(conn: AsyncConnection, match_id: str, end: MatchEnd, at: datetime,
                      insert: Any) -> None:
     """Rate a rated match that ``conn``'s transaction is closing (called once per match:
-    by the write that set its end).  Each account seat's rating row is locked, updated,
-    and its new value logged; bots count at their level's fixed rating and never move.
-    ``insert``: the dialect's, with ``on_conflict_do_nothing``."""
+    by the write that set its end), by the rules of :mod:`app.integrity`: who is blamed,
+    whether it was really played, how often its opposing accounts met today.  Each
+    account seat's rating row is locked; the winners' counts of wins grow even when the
+    match rates nobody; each rating that moves is updated and its new value logged.  Bots
+    count at their level's fixed rating and never move.  ``insert``: the dialect's, with
+    ``on_conflict_do_nothing``."""
     m, s = models.Match, models.MatchSeat
     variant, meta = (await conn.execute(select(m.variant, m.meta).where(m.id == match_id))).one()
     meta = meta or {}
     if not (meta.get("table") or {}).get("rated"):
         return
-    lost = loser(end, meta.get("left", ()))
-    if lost is None:
+    judged = integrity.verdict(end.reason, end.winner, meta.get("left", ()),
+                               None if end.forfeit is None else end.forfeit.seat)
+    if judged is None:
         return
     seats = (await conn.execute(select(s.seat, s.player_id, s.level)
                                 .where(s.match_id == match_id).order_by(s.seat))).all()
     players = {seat: player for seat, player, _ in seats if player is not None}
     held = await _locked(conn, variant, players.values(), at, insert)
+    await _count_wins(conn, variant, [players[seat] for seat in judged.winning
+                                      if seat in players], judged.walkover)
+    if not integrity.really_played(judged, players, await _own_actions(conn, match_id)):
+        return
     before = {seat: held[player][0] if player in held else
               ratings.bot_rating(variant, level) if level is not None else ratings.NEW
               for seat, player, level in seats}
     teams = ((before[0], before[2]), (before[1], before[3]))
-    after = (ratings.rate(teams, winner=1 - lost) if end.reason == EndReason.WON
-             else ratings.forfeit(teams, left=lost))
-    for seat, player in players.items():
-        new = after[seat % 2][seat // 2]
+    met = await _met(conn, variant, players, at)
+    after = integrity.settle(teams, judged, integrity.repeat_factor(met))
+    r = models.PlayerRating
+    for seat, new in after.items():
+        player = players.get(seat)
+        if player is None:
+            continue
         _, matches, wins = held[player]
         matches += 1
-        r = models.PlayerRating
+        won = seat in judged.winning
         await conn.execute(
             update(r)
             .where(r.player_id == player, r.variant == variant)
             .values(mu=new.mu, sigma=new.sigma, value=ratings.display(new), matches=matches,
-                    wins=wins + (seat % 2 != lost), updated_at=at,
+                    wins=wins + won, updated_at=at,
                     ranked=not ratings.provisional(new, matches)))
         await conn.execute(insert_(models.RatingChange).values(
             match_id=match_id, player_id=player, variant=variant, seat=seat,
             mu_before=before[seat].mu, sigma_before=before[seat].sigma, mu=new.mu,
             sigma=new.sigma, value=ratings.display(new), matches=matches, at=at))
+
+
+async def _own_actions(conn: AsyncConnection, match_id: str) -> dict[int, int]:
+    """How many of the match's actions each seat's human chose by themselves."""
+    a = models.Action
+    rows = await conn.execute(
+        select(a.seat, func.count()).where(a.match_id == match_id, a.actor == Actor.PLAYER)
+        .group_by(a.seat))
+    return {seat: count for seat, count in rows}
+
+
+async def _met(conn: AsyncConnection, variant: str, players: dict[int, str],
+               at: datetime) -> int:
+    """The most rated matches of ``variant`` any two of these opposing accounts played
+    against each other within the repeat window before ``at``."""
+    sides = [[p for seat, p in players.items() if seat % 2 == team] for team in (0, 1)]
+    if not all(sides):
+        return 0
+    h, other = models.RatingChange, aliased(models.RatingChange)
+    since = at - timedelta(seconds=integrity.REPEAT_WINDOW_SECONDS)
+    counts = await conn.scalars(
+        select(func.count()).select_from(h)
+        .join(other, other.match_id == h.match_id)
+        .where(h.player_id.in_(sides[0]), h.variant == variant, h.at > since,
+               other.player_id.in_(sides[1]), (h.seat + other.seat) % 2 == 1)
+        .group_by(h.player_id, other.player_id))
+    return max(counts, default=0)
+
+
+async def _count_wins(conn: AsyncConnection, variant: str, winners: list[str],
+                      walkover: bool) -> None:
+    """The winners' wins at rated tables, counted whether or not the match moves ratings
+    (the operator's flag reads them: app/integrity.py, ``flagged``)."""
+    if not winners:
+        return
+    r = models.PlayerRating
+    await conn.execute(
+        update(r).where(r.player_id.in_(winners), r.variant == variant)
+        .values(table_wins=r.table_wins + 1, forfeit_wins=r.forfeit_wins + int(walkover)))
 
 
 async def _locked(conn: AsyncConnection, variant: str, players: Iterable[str],
@@ -94,6 +136,37 @@ async def _locked(conn: AsyncConnection, variant: str, players: Iterable[str],
         .where(r.player_id.in_(ids), r.variant == variant)
         .order_by(r.player_id).with_for_update())
     return {p: (ratings.Rating(mu, sigma), matches, wins) for p, mu, sigma, matches, wins in rows}
+
+
+# ------------------------------------------------------------------ for the operator
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedAccount:
+    """An account whose wins at rated tables in a variant are mostly walkovers."""
+
+    player_id: str
+    name: str
+    variant: str
+    forfeit_wins: int  # wins the other team gave by leaving or timing out
+    table_wins: int  # every win at a rated table, whether or not it moved the rating
+    matches: int  # rated matches that moved (or could have moved) the rating
+    value: int  # the rating shown
+
+
+async def flagged_accounts(db: Database, variant: str | None = None) -> list[FlaggedAccount]:
+    """The accounts :func:`app.integrity.flagged` picks out, most walkovers first."""
+    r, a = models.PlayerRating, models.Account
+    query = (select(r.player_id, a.username, r.variant, r.forfeit_wins, r.table_wins,
+                    r.matches, r.value)
+             .join(a, a.player_id == r.player_id)
+             .where(r.forfeit_wins >= integrity.FLAG_MIN_FORFEIT_WINS)
+             .order_by(r.forfeit_wins.desc(), r.player_id, r.variant))
+    if variant is not None:
+        query = query.where(r.variant == variant)
+    async with db.read() as session:
+        rows = (await session.execute(query)).all()
+    return [FlaggedAccount(*row) for row in rows if integrity.flagged(row[3], row[4])]
 
 
 # ------------------------------------------------------------------ what tables show

@@ -94,9 +94,14 @@ class Lobby:
 
     def create(self, owner: Player, config: TableConfig, address: str | None = None) -> Table:
         """A new table of ``owner``, asked for from ``address`` (None: not over HTTP, as
-        a rematch); refused while the server, the owner or the address holds too many."""
+        a rematch); refused while the server, the owner or the address holds too many,
+        and when rated with turns shorter than the rated floor."""
         if self.stopping:
             raise shutting_down()
+        floor = self._settings.rated_min_turn_seconds
+        if config.rated and config.turn_seconds < floor:
+            raise TableError("rated_turn_too_short", f"a rated table's turns last at least "
+                             f"{floor:g} seconds", 422)
         if len(self.tables) >= self._settings.max_tables:
             raise TableError("too_many_tables", "the server is full; try again later", 429)
         self._check_holder(self._by_owner.get(owner.id), self._settings.max_tables_per_player,

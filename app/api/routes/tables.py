@@ -67,7 +67,9 @@ async def list_tables(
              responses=error_responses({
                  403: "A rated table for a guest (`account_required`)",
                  422: "A value the route does not take, an unknown flag or value "
-                      "(`bad_options`), or a rated table made private (`rated_private`)",
+                      "(`bad_options`), a rated table made private (`rated_private`) or "
+                      "with turns shorter than `RATED_MIN_TURN_SECONDS` "
+                      "(`rated_turn_too_short`)",
                  429: "Too many tables: on the server, or open ones of the player or address",
                  503: "Shutting down, or (a cluster) Redis out of reach"}))
 async def create_table(
@@ -76,7 +78,8 @@ async def create_table(
 ) -> TablePublic:
     """Open a table; the creator may then sit, add bots and start it.  A player, and a
     client address, may hold only so many open tables (429, with Retry-After when one
-    of theirs is waiting and will expire).  A rated table is an account's, and public."""
+    of theirs is waiting and will expire).  A rated table is an account's, public, and
+    its turns last at least the rated floor (its default turn is raised to it)."""
     if body.rated and body.private:
         raise TableError("rated_private", "a rated table cannot be private", 422)
     check_rated(body.rated, caller)
@@ -87,7 +90,7 @@ async def create_table(
     config = TableConfig(
         name=body.name,
         options=options,
-        turn_seconds=body.turn_seconds or settings.default_turn_seconds,
+        turn_seconds=body.turn_seconds or settings.turn_seconds(body.rated),
         private=body.private,
         timeout_forfeits=body.timeout_forfeits,
         spectator_chat=body.spectator_chat,
