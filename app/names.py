@@ -3,9 +3,10 @@ mislead the other players at a table.
 
 A name is NFKC-normalized (full-width and compatibility forms become plain letters) and
 its whitespace trimmed and collapsed.  Refused, each with its own code in the 422 answer
-(``detail.code``): control characters, bidi controls (they reorder what comes after
-them, so a name could seem to say something else), names with nothing visible, names
-longer than :data:`MAX_NAME`, and, for players, the names bots are shown with.
+(``detail.code``): what app/text.py refuses in anything players read (control characters
+and line breaks, tag characters, bidi controls, marks piled on one character), names
+with nothing visible, names longer than :data:`MAX_NAME`, and, for players, the names
+bots are shown with.
 """
 
 from __future__ import annotations
@@ -15,28 +16,25 @@ import unicodedata
 
 from pydantic_core import PydanticCustomError
 
+from .text import MAX_MARKS, Refusal, has_visible, refusal, visible
+
 MAX_NAME = 32
-BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f"  # marks: Arabic letter, left-to-right, right-to-left
-    "\u202a\u202b\u202c\u202d\u202e"  # embeddings, pop, overrides
-    "\u2066\u2067\u2068\u2069"  # isolates
-)
-# Drawn as nothing: format characters (zero-width spaces and joiners, U+FEFF, U+2060...),
-# combining marks without a base, separators; and letters or symbols that render blank.
-INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
-BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers, braille blank
-CONTROL_CATEGORIES = frozenset({"Cc", "Cs"})  # C0, DEL, C1; lone surrogates
+REFUSALS = {
+    Refusal.CONTROL: ("name_control", "a name cannot hold control characters"),
+    Refusal.BIDI: ("name_bidi", "a name cannot hold bidirectional text controls"),
+    Refusal.MARKS: ("name_too_many_marks",
+                    f"a name has at most {MAX_MARKS} combining marks on one character"),
+}
 
 
 def clean_name(value: str) -> str:
     """``value`` normalized, or PydanticCustomError (a 422 with a code) if it misleads."""
     name = unicodedata.normalize("NFKC", value)
-    if any(unicodedata.category(ch) in CONTROL_CATEGORIES for ch in name):
-        raise _refused("name_control", "a name cannot hold control characters")
-    if any(ch in BIDI_CONTROLS for ch in name):
-        raise _refused("name_bidi", "a name cannot hold bidirectional text controls")
+    reason = refusal(name)
+    if reason is not None:
+        raise _refused(*REFUSALS[reason])
     name = " ".join(name.split())
-    if not any(_visible(ch) for ch in name):
+    if not has_visible(name):
         raise _refused("name_invisible", "a name needs at least one visible character")
     if len(name) > MAX_NAME:
         raise _refused("name_too_long", f"a name has at most {MAX_NAME} characters")
@@ -51,15 +49,11 @@ def clean_player_name(value: str) -> str:
     return name
 
 
-def _visible(ch: str) -> bool:
-    return unicodedata.category(ch) not in INVISIBLE_CATEGORIES and ch not in BLANK_CHARACTERS
-
-
 def _skeleton(name: str) -> str:
     """What the name looks like: invisible characters and accents dropped, case folded,
     so that "BOT\u200b 2" or "Bót2" compare equal to "bot 2"."""
     decomposed = unicodedata.normalize("NFKD", name)
-    kept = "".join(ch for ch in decomposed if ch == " " or _visible(ch))
+    kept = "".join(ch for ch in decomposed if ch == " " or visible(ch))
     return " ".join(kept.split()).casefold()
 
 

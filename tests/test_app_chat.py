@@ -1,16 +1,21 @@
 """The table's chat over the socket: phrases and text reach the seated players, and the
-spectators as the table's creator chose; text is checked (length, control characters),
+spectators as the table's creator chose; text is checked (length, control characters and
+line breaks, tag characters, marks piled up, nothing visible), over a real server too,
 rate-limited, refused with its own codes; a reconnecting client gets the recent messages;
 nothing of it is logged, and the option survives a restart."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 
 from app.bots import BotRunner
@@ -18,14 +23,31 @@ from app.main import create_app
 from app.matchlog import MatchMeta
 from app.storage import MemoryStorage
 from app.tables import Lobby, Say
-from app.tables.chat import BURST, KEPT, MAX_TEXT, PHRASES, RATE
+from app.tables.chat import BURST, KEPT, MAX_TEXT, PHRASES, RATE, clean_text
+from app.tables.errors import TableError
+from app.text import MAX_MARKS, TAG_FLAGS, TAGS
 from engine import Options
 from tests.actors import first_message, my_turn, solo_table
-from tests.conftest import Rest, app_settings
+from tests.conftest import LiveServer, Rest, app_settings
 from tests.fake_clock import FakeClock
+from tests.test_app_live import GUARD, PATIENCE, join
 from tests.test_app_ws import Message, seated, until
+from tests.waiting import received
 
 INTERVAL = 1 / RATE  # seconds of the fake clock that give a player one more message
+ZALGO = "h" + "\u0336\u0334\u0337\u0321\u0322\u0327\u0328" + "i" + "\u030d\u030e\u0304" * 3
+# Refused text, each with its code: what app/text.py refuses and what shows nothing.
+MISLEADING = [("\u200b", "chat_empty"), ("\u200b\u2060\ufeff", "chat_empty"),
+              ("\u3164\u2800", "chat_empty"), ("\u0301\u0308", "chat_empty"),
+              ("one\u2028two", "chat_control"), ("one\u2029two", "chat_control"),
+              ("hi\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065",
+               "chat_control"),  # "hi", then "ignore" in tag characters
+              ("\u2066hi\u2069", "chat_control"), (ZALGO, "chat_too_many_marks"),
+              ("e" + "\u0301" * (MAX_MARKS + 1), "chat_too_many_marks")]
+# Kept as written: scripts that stack marks, emoji built of joiners, selectors, tags.
+KEPT_AS_WRITTEN = ["Tiếng Việt có dấu", "בְּרֵאשִׁית", "ที่นี่", "བསྒྲུབས",
+                   "\U0001f468\u200d\U0001f469\u200d\U0001f467", "#\ufe0f\u20e3",
+                   *TAG_FLAGS, "e" + "\u0301" * MAX_MARKS]
 
 
 def is_chat(message: Message) -> bool:
@@ -138,12 +160,99 @@ def test_text_is_checked(client: TestClient, rest: Rest) -> None:
                            ("x" * (MAX_TEXT + 1), "chat_too_long"),
                            ("é" * MAX_TEXT + "!", "chat_too_long"),
                            ("bell\x07", "chat_control"), ("two\nlines", "chat_control"),
-                           ("\u202eevil", "chat_control")]:
+                           ("\u202eevil", "chat_control"), *MISLEADING]:
             assert refused(a, {"text": text}) == code, text
         assert refused(a, {"phrase": "nonsense"}) == "unknown_phrase"
         # Characters are counted, not bytes: 200 four-byte ones and a decomposed accent.
         assert said(a, text="🂡" * MAX_TEXT)["text"] == "🂡" * MAX_TEXT
         assert said(a, text="e\u0301" * MAX_TEXT)["text"] == "é" * MAX_TEXT
+
+
+def test_misleading_text_is_refused_over_a_real_socket(live: LiveServer,
+                                                       live_rest: Rest) -> None:
+    """Each refused with its code, in the error shape, to its sender alone; the socket
+    goes on and a plain message is heard by the other player."""
+    ana, ivo = live_rest.guest("Ana"), live_rest.guest("Ivo")
+    table_id = live_rest.table(ana, [ana, ivo, "easy", "easy"])
+
+    async def next_chat_or_error(ws: Any) -> Message:
+        async for frame in received(ws, PATIENCE, "a chat event or an error"):
+            message: Message = json.loads(frame)
+            if is_chat(message) or message["type"] == "error":
+                return message
+        raise AssertionError("the socket closed")
+
+    async def scenario() -> None:
+        a, b = await join(live, table_id, ana["token"]), await join(live, table_id, ivo["token"])
+        try:
+            for text, code in MISLEADING:
+                await a.send(json.dumps({"type": "chat", "text": text}))
+                error = await next_chat_or_error(a)
+                assert error == {"type": "error", "code": code, "message": error["message"],
+                                 "id": None}, text
+            await a.send(json.dumps({"type": "chat", "text": "Tiếng Việt, gl hf 🏴\U000e0067"
+                                     "\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"}))
+            for ws in (a, b):
+                event = (await next_chat_or_error(ws))["event"]
+                assert (event["seat"], event["text"]) == (0, "Tiếng Việt, gl hf " + TAG_FLAGS[1])
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), GUARD))
+
+
+def code_of(text: str) -> str | None:
+    """The code ``text`` is refused with, None if it is kept."""
+    try:
+        clean_text(text)
+    except TableError as exc:
+        return exc.code
+    return None
+
+
+INVISIBLE = st.characters(categories=["Cf", "Mn", "Me", "Zs"]) | st.sampled_from(
+    "\u115f\u1160\u3164\uffa0\u2800")
+LETTERS = st.characters(categories=["Lu", "Ll", "Lo", "Nd"])
+MARKS = st.characters(categories=["Mn", "Me"])
+
+
+@given(st.text(INVISIBLE, max_size=40))
+def test_text_that_shows_nothing_is_never_kept(text: str) -> None:
+    assert code_of(text) in {"chat_empty", "chat_control", "chat_too_many_marks"}
+
+
+@given(st.text(LETTERS, min_size=1, max_size=20), st.text(LETTERS, min_size=1, max_size=20),
+       st.sampled_from(["\u2028", "\u2029", "\x85", *map(chr, TAGS)]))
+def test_line_breaks_and_tag_characters_within_are_refused(before: str, after: str,
+                                                           hidden: str) -> None:
+    """Within the text: at its ends, line breaks are trimmed like any space."""
+    assert code_of(before + hidden + after) == "chat_control"
+
+
+@given(st.text(LETTERS, min_size=1, max_size=20), st.text(LETTERS, max_size=20),
+       st.lists(MARKS, min_size=MAX_MARKS + 1, max_size=3 * MAX_MARKS))
+def test_marks_piled_on_one_character_are_refused(before: str, after: str,
+                                                  marks: list[str]) -> None:
+    assert code_of(before + "".join(marks) + after) == "chat_too_many_marks"
+
+
+@given(st.text(st.characters(categories=["L", "N", "P", "S", "Zs"]), max_size=MAX_TEXT))
+def test_plain_text_is_kept_composed_and_trimmed(text: str) -> None:
+    """Letters (precomposed ones carry at most a few marks), digits, punctuation, symbols
+    and spaces: kept, unless it is all spaces or too long once composed."""
+    kept = unicodedata.normalize("NFC", text).strip()
+    if not kept:
+        assert code_of(text) == "chat_empty"
+    elif len(kept) > MAX_TEXT:
+        assert code_of(text) == "chat_too_long"
+    else:
+        assert clean_text(text) == kept
+
+
+@pytest.mark.parametrize("text", KEPT_AS_WRITTEN)
+def test_scripts_that_stack_marks_and_emoji_are_kept(text: str) -> None:
+    assert clean_text(text) == unicodedata.normalize("NFC", text)
 
 
 def test_malformed_chat_messages_get_an_error_and_lose_nothing(client: TestClient,

@@ -1,11 +1,13 @@
 """Names of guests and tables (issue 12): normalized, and refused with a code when they
-would mislead other players (reordered text, nothing visible, a bot's name)."""
+would mislead other players (reordered text, hidden text, marks piled up, nothing
+visible, a bot's name)."""
 
 from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.text import TAG_FLAGS
 from tests.conftest import Rest
 
 REFUSED = [
@@ -24,6 +26,10 @@ REFUSED = [
     ("Ana\tIvo", "name_control"),
     ("Ana\x85", "name_control"),  # C1 control
     ("\ufdfa\ufdfa", "name_too_long"),  # 2 characters, 36 once normalized
+    ("Ana\u2028Ivo", "name_control"),  # line separator: a line break
+    ("Ana\U000e0041\U000e0064\U000e006d", "name_control"),  # "Adm" in tag characters
+    ("A" + "\u0336\u0334\u0337\u0321\u0322" + "na", "name_too_many_marks"),  # zalgo
+    ("\u00e1" + "\u0308\u0323\u0330\u0331", "name_too_many_marks"),  # á is one more
 ]
 RESERVED = ["Bot", "Bot 2", "bot2", "BOT  12", " Bot 3 ", "Bot\u200b2", "Bót 2",
             "\uff22\uff4f\uff54\uff12", "Robot 1", "Бот 4", "Μποτ 3", "봇 2"]
@@ -52,6 +58,8 @@ def test_bot_names_are_kept_for_bots(client: TestClient, name: str) -> None:
     ("Иван", "Иван"),
     ("\u05d0\u05d1\u05d2", "\u05d0\u05d1\u05d2"),  # right-to-left letters themselves are fine
     ("\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f468\u200d\U0001f469\u200d\U0001f467"),
+    *[(f"Ivo {flag}", f"Ivo {flag}") for flag in TAG_FLAGS],  # England, Scotland, Wales
+    ("Nguy\u1ec5n", "Nguy\u1ec5n"),  # two marks on one letter
 ])
 def test_names_are_normalized(client: TestClient, name: str, kept: str) -> None:
     created = client.post("/api/guests", json={"name": name})

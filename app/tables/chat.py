@@ -14,9 +14,9 @@ import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from ..names import BIDI_CONTROLS, CONTROL_CATEGORIES
 from ..protocol import Error
 from ..ratelimit import TokenBucket
+from ..text import MAX_MARKS, Refusal, has_visible, refusal
 from .clients import Client
 from .commands import Say
 from .errors import TableError
@@ -30,6 +30,12 @@ PHRASES = ("hello", "good_luck", "have_fun", "well_played", "nice_hand", "thanks
 MAX_TEXT = 200  # characters (code points) of free text, once trimmed
 KEPT = 50  # recent messages a (re)connecting client gets in its snapshot
 BURST, RATE = 5, 0.5  # a player's messages: five at once, then one every two seconds
+REFUSALS = {
+    Refusal.CONTROL: ("chat_control", "a message cannot hold control characters"),
+    Refusal.BIDI: ("chat_control", "a message cannot hold bidirectional text controls"),
+    Refusal.MARKS: ("chat_too_many_marks",
+                    f"a message has at most {MAX_MARKS} combining marks on one character"),
+}
 
 
 class Chat:
@@ -69,14 +75,15 @@ def may_read(table: Table, client: Client) -> bool:
 
 def clean_text(text: str) -> str:
     """Free text as kept: NFC (an accent and its letter one character), trimmed, and
-    refused if empty, too long, or holding control characters or bidi controls (which
-    could make a line seem to say something else, or come from someone else)."""
+    refused as app/text.py says (control characters and line breaks, tag characters, bidi
+    controls, which could make a line seem to say something else or come from someone
+    else; marks piled on one character), if nothing of it shows, or if it is too long."""
     text = unicodedata.normalize("NFC", text).strip()
-    if not text:
+    reason = refusal(text)
+    if reason is not None:
+        raise TableError(*REFUSALS[reason], 422)
+    if not has_visible(text):
         raise TableError("chat_empty", "the message is empty", 422)
-    if any(unicodedata.category(ch) in CONTROL_CATEGORIES or ch in BIDI_CONTROLS
-           for ch in text):
-        raise TableError("chat_control", "a message cannot hold control characters", 422)
     if len(text) > MAX_TEXT:
         raise TableError("chat_too_long", f"a message has at most {MAX_TEXT} characters", 422)
     return text
