@@ -107,6 +107,20 @@ def test_logging_in_again_and_again_keeps_the_newest_sessions(
     assert me(client, third["token"]).status_code == 200
 
 
+def test_a_session_pushed_out_by_the_cap_closes_its_sockets(client: TestClient) -> None:
+    rest = Rest(client)
+    first = sign_up(client, "nina")
+    table_id = rest.table(first, [first, "easy", "easy", "easy"])
+    with seated(client, table_id, first) as (ws, _):
+        for _ in range(sessions.MAX_SESSIONS):
+            log_in(client, "nina")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            while True:
+                ws.receive_json()
+        assert closed.value.code == CloseCode.SESSION_ENDED
+    refused(me(client, first["token"]), 401, "bad_token")
+
+
 def test_a_guest_is_a_guest(client: TestClient) -> None:
     guest = Rest(client).guest("Zoe")
     assert me(client, guest["token"]).json() == {

@@ -1,6 +1,7 @@
 """Accounts across two real nodes sharing Redis and PostgreSQL: a logout on one node
-closes the socket held on the other at once, failed logins count on every node alike,
-and a guest who signs up on one node loses its guest token on the other."""
+closes the socket held on the other at once, and so do logins on it that push the session
+out (MAX_SESSIONS); failed logins count on every node alike, and a guest who signs up on
+one node loses its guest token on the other."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import httpx2
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from app.accounts.sessions import MAX_SESSIONS
 from app.protocol import CloseCode
 from tests.cluster_nodes import Cluster, Node, cluster_of
 from tests.waiting import within
@@ -50,6 +52,20 @@ async def across_nodes(cluster: Cluster) -> None:
             assert socket.close_code == CloseCode.SESSION_ENDED
         await call(http, "GET", a, "/api/me", session["token"], status=401)
         await call(http, "GET", a, "/api/me", ana["token"])  # the other session goes on
+
+        bo = await call(http, "POST", a, "/api/accounts", status=201,
+                        body={"username": "boris", "password": SECRET})
+        async with connect(a.ws(table["id"]), open_timeout=5, close_timeout=2) as socket:
+            await socket.send(json.dumps({"type": "hello", "protocol": 1,
+                                          "token": bo["token"]}))
+            assert json.loads(await socket.recv())["type"] == "welcome"
+            for _ in range(MAX_SESSIONS):  # the oldest session, the socket's, ends
+                await call(http, "POST", b, "/api/sessions", status=201,
+                           body={"username": "boris", "password": SECRET})
+            with contextlib.suppress(ConnectionClosed):
+                await within(_drain(socket), CLOSE, "the socket on A to close")
+            assert socket.close_code == CloseCode.SESSION_ENDED
+        await call(http, "GET", a, "/api/me", bo["token"], status=401)
 
         wrong = {"username": "ANA", "password": "not the password"}
         for node in (a, b, a):

@@ -202,7 +202,10 @@ class Accounts:
         self._former_guests[player_id] = now
 
     async def _open(self, player_id: str, username: str) -> tuple[Caller, str]:
-        token = await self._sessions.create(player_id)
+        """A new session; the oldest one past MAX_SESSIONS ends, its sockets closed."""
+        token, ended = await self._sessions.create(player_id)
+        for session in ended:
+            await self._news.tell(ENDED, session)
         return Caller(Player(player_id, username), username, token_hash(token)), token
 
     async def _check(self, key: str, limit: int) -> None:

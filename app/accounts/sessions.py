@@ -61,10 +61,11 @@ class Sessions:
         self._db, self._life = database, timedelta(days=days)
         self._redis, self._cache = redis, prefix + "session:"
 
-    async def create(self, player_id: str) -> str:
-        """A new session of ``player_id``; the token is returned once and kept nowhere.
-        Lapsed sessions of the account are swept on the way, and past MAX_SESSIONS the
-        oldest end: logging in again and again keeps no more rows than that."""
+    async def create(self, player_id: str) -> tuple[str, list[str]]:
+        """A new session of ``player_id``: its token, returned once and kept nowhere, and
+        the hashes of the sessions it ended.  Lapsed sessions of the account are swept on
+        the way, and past MAX_SESSIONS the oldest end: logging in again and again keeps no
+        more rows than that."""
         token = PREFIX + secrets.token_urlsafe(32)
         now = _now()
         s = models.Session
@@ -80,7 +81,7 @@ class Sessions:
                                       .returning(s.token_hash))
             ended = list(rows.scalars())
         await self._tombstones(ended)
-        return token
+        return token, ended
 
     async def read(self, token: str) -> SessionOwner | None:
         """The owner of a live session, None if it ended, lapsed or never was."""
