@@ -6,6 +6,7 @@ comes from variables such as ``SECRET_KEY``, ``BOT_DELAY`` or ``DATABASE_URL``.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 import socket
@@ -13,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ai import Level
@@ -107,11 +108,18 @@ class Settings(BaseSettings):
     waiting_table_ttl: float = Field(default=3600, gt=0)  # seconds a table may wait to start
     max_tables: int = Field(default=5000, ge=1)
     # Per holder: open (waiting or playing) tables a player, or a client address, created.
-    # The address is the socket's peer, or the X-Forwarded-For of a proxy in uvicorn's
-    # FORWARDED_ALLOW_IPS (docs/protocol.md, "Limits").
+    # The address is the connection's peer, or the X-Forwarded-For of a trusted proxy.
     max_tables_per_player: int = Field(default=3, ge=1)
     max_tables_per_address: int = Field(default=20, ge=1)
     lobby_cache_seconds: float = Field(default=1.0, ge=0)  # how stale GET /api/tables may be
+
+    # The reverse proxies whose X-Forwarded-For names the client's address, which every
+    # per-address limit counts (docs/protocol.md, "Limits"): addresses or networks, comma-
+    # separated, or "*" for whoever connects.  None by default, so that a client reaching
+    # the server directly cannot pick its own address.  FORWARDED_ALLOW_IPS, uvicorn's name
+    # for it, is read too.
+    trusted_proxies: str = Field(
+        default="", validation_alias=AliasChoices("trusted_proxies", "forwarded_allow_ips"))
 
     # WebSocket limits.
     ws_max_message: int = Field(default=4096, ge=256)
@@ -125,6 +133,21 @@ class Settings(BaseSettings):
     # Open sockets per client address (before hello too) and per player (all tables).
     max_sockets_per_address: int = Field(default=50, ge=1)
     max_sockets_per_player: int = Field(default=20, ge=1)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_addresses(cls, value: str) -> str:
+        """uvicorn takes what is not an address for a literal that never matches: a typo
+        would trust no one, silently."""
+        proxies = [proxy.strip() for proxy in value.split(",") if proxy.strip()]
+        if proxies != ["*"]:
+            for proxy in proxies:
+                try:
+                    ipaddress.ip_network(proxy)
+                except ValueError:
+                    raise ValueError(f"TRUSTED_PROXIES: {proxy!r} is neither an IP address "
+                                     "nor a network (nor \"*\" alone)") from None
+        return ",".join(proxies)
 
     @model_validator(mode="after")
     def _cluster_on_postgresql(self) -> Settings:

@@ -224,6 +224,10 @@ def server_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
         port=settings.port,
         ws_max_size=settings.ws_max_message,
         ws_ping_interval=None,  # liveness is the protocol's own ping (docs/protocol.md)
+        # X-Forwarded-For is read from TRUSTED_PROXIES only, never from uvicorn's default
+        # (127.0.0.1: any local client would pick its own address).
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies,
         timeout_graceful_shutdown=requests_time(settings),
         log_config=log_config(settings),
         log_level=settings.log_level,

@@ -1,10 +1,12 @@
 """Deployment without a server process of its own: the compose file runs what
-``make run`` runs and names only real settings; secrets in production and in
-development; what a stopping server answers, and what its tables finish first."""
+``make run`` runs and names only real settings, and its nodes believe the balancer alone
+about players' addresses; secrets in production and in development; what a stopping
+server answers, and what its tables finish first."""
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import os
 import re
@@ -24,7 +26,7 @@ from pydantic import ValidationError
 import app.__main__ as entry_point
 from app.bots import BotRunner
 from app.config import Settings, get_settings
-from app.main import create_app
+from app.main import create_app, server_config
 from app.protocol import CloseCode
 from app.storage import MemoryStorage
 from app.tables import (
@@ -41,9 +43,13 @@ ROOT = Path(__file__).resolve().parents[1]
 STRONG = "7f3c9a51e0b24d6c8e1f2a3b4c5d6e7f8091a2b3c4d5e6f7"
 
 
+def compose() -> dict[str, Any]:
+    file: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return file
+
+
 def compose_app() -> dict[str, Any]:
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    app: dict[str, Any] = compose["services"]["app"]
+    app: dict[str, Any] = compose()["services"]["app"]
     return app
 
 
@@ -77,12 +83,47 @@ def test_compose_runs_the_readme_run_command() -> None:
 
 
 def test_compose_environment_names_only_settings() -> None:
-    """Every name is one of ours, but uvicorn's own: which proxies' X-Forwarded-For to
-    believe, so that players behind the balancer keep their own addresses' limits."""
     environment = compose_app()["environment"]
     assert environment["ENVIRONMENT"] == "production"
     names = {name.lower() for name in environment}
-    assert names <= set(Settings.model_fields) | {"forwarded_allow_ips"}
+    assert names <= set(Settings.model_fields)
+
+
+def test_compose_nodes_believe_the_balancer_alone_about_addresses() -> None:
+    """The nodes take a player's address from X-Forwarded-For only when nginx sent it:
+    nginx's fixed address is TRUSTED_PROXIES, on a subnet where no other container can
+    get it, and nginx sets the header to whoever connected, replacing the client's."""
+    file = compose()
+    balancer = ipaddress.ip_address(file["services"]["lb"]["networks"]["default"]["ipv4_address"])
+    trusted = Settings(trusted_proxies=compose_app()["environment"]["TRUSTED_PROXIES"])
+    assert trusted.trusted_proxies == str(balancer)
+    (network,) = file["networks"]["default"]["ipam"]["config"]
+    assert balancer in ipaddress.ip_network(network["subnet"])
+    assert balancer not in ipaddress.ip_network(network["ip_range"])
+    assert "ports" not in compose_app()  # nothing but the balancer reaches a node
+    server = (ROOT / "deploy" / "nginx.conf").read_text().split("server {", 1)[1]
+    forwarded = re.findall(r"^\s*proxy_set_header\s+X-Forwarded-For\s+(\S+);", server, re.M)
+    assert forwarded == ["$remote_addr"]
+
+
+def test_no_proxy_is_believed_unless_named(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn would believe 127.0.0.1 by default: any local client could pick its own
+    address.  Named proxies are addresses or networks; uvicorn's FORWARDED_ALLOW_IPS is
+    read as TRUSTED_PROXIES."""
+    app = create_app(app_settings(), MemoryStorage())
+    assert server_config(app_settings(), app).proxy_headers is False
+    named = app_settings(trusted_proxies=" 10.0.0.1, 192.168.0.0/16 ")
+    config = server_config(named, app)
+    assert config.proxy_headers is True
+    assert config.forwarded_allow_ips == "10.0.0.1,192.168.0.0/16"
+    monkeypatch.chdir(tmp_path)  # no .env
+    monkeypatch.delenv("TRUSTED_PROXIES", raising=False)
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    assert Settings().trusted_proxies == "*"
+    for wrong in ["nginx", "10.0.0.1/8", "*, 10.0.0.1", "10.0.0.300"]:
+        with pytest.raises(ValidationError, match="TRUSTED_PROXIES"):
+            Settings(trusted_proxies=wrong)
 
 
 WEAK = [(None, "is not set"), ("changeme", "is a known placeholder"),

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Path, Request, status
+from fastapi.requests import HTTPConnection
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..accounts.service import Accounts, Caller
 from ..auth import InvalidToken, Player, Tokens
 from ..cluster import Cluster
+from ..cluster.relay import CLIENT, RELAY, relayed
 from ..config import Settings
 from ..storage import StorageUnavailable
 from ..tables import Lobby, Table
@@ -90,9 +92,14 @@ async def identify(accounts: Accounts, token: str) -> Caller | None:
                        "sessions cannot be read now, try again later") from None
 
 
-def client_address(request: Request) -> str | None:
-    """The caller's address, as uvicorn read it (behind a proxy: FORWARDED_ALLOW_IPS)."""
-    return request.client.host if request.client else None
+def client_address(connection: HTTPConnection) -> str | None:
+    """The client's address: the connection's peer as uvicorn read it (behind a proxy in
+    TRUSTED_PROXIES, its X-Forwarded-For), or for a call or socket relayed by another node
+    of the cluster, the address that node saw (app/cluster/relay.py)."""
+    cluster: Cluster | None = connection.app.state.cluster
+    if cluster is not None and relayed(connection.headers.get(RELAY), cluster.mark):
+        return connection.headers.get(CLIENT)
+    return connection.client.host if connection.client else None
 
 
 def get_table(

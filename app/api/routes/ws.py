@@ -16,7 +16,6 @@ from starlette.websockets import WebSocketState
 
 from ...accounts.service import Accounts, Caller
 from ...auth import InvalidToken
-from ...cluster.relay import CLIENT, RELAY, relayed
 from ...config import Settings
 from ...protocol import (
     PROTOCOL_VERSION,
@@ -48,6 +47,7 @@ from ...tables import (
     TakeBack,
 )
 from ...tables.lobby import Quota
+from ..deps import client_address
 
 router = APIRouter()
 CLOSE_WAIT = 5.0  # seconds the writer gets to flush before a close
@@ -66,15 +66,6 @@ class Connection:
         self.bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
 
 
-def _address(websocket: WebSocket) -> str | None:
-    """The client's address: the socket's peer, or for a socket relayed by another node of
-    the cluster, the address that node saw (app/cluster/relay.py)."""
-    cluster = websocket.app.state.cluster
-    if cluster is not None and relayed(websocket.headers.get(RELAY), cluster.mark):
-        return websocket.headers.get(CLIENT)
-    return websocket.client.host if websocket.client else None
-
-
 @router.websocket("/tables/{table_id}/ws")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     """One player's (or spectator's) socket at one table; docs/protocol.md."""
@@ -89,7 +80,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
-        address = _address(websocket)
+        address = client_address(websocket)
         if address is not None and not _hold(lobby.sockets_by_address, address, held):
             await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
                           "too many sockets open from your network address")
