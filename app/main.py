@@ -16,7 +16,7 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.types import ASGIApp, Scope
 
 from .accounts.limits import make_counters
 from .accounts.service import make_accounts
@@ -26,6 +26,7 @@ from .api.routes import (
     accounts,
     analysis,
     cluster,
+    docs,
     guests,
     history,
     ops,
@@ -44,6 +45,7 @@ from .db.migrate import check_schema
 from .db.ratings import RatingStore
 from .db.session import Database
 from .db.storage import DatabaseStorage
+from .headers import SecurityHeaders
 from .logs import log_config
 from .matchmaking import Matchmaker
 from .monitor import LagMonitor
@@ -114,11 +116,13 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         finally:
             await dispose(database)
 
-    app = FastAPI(
+    app = App(
         title="Belote server",
         version="0.1.0",
         summary="Authoritative tables for Bulgarian Belot and classic Belote, with bots.",
         lifespan=lifespan,
+        docs_url=None,  # served by app/api/routes/docs.py, with its own policy
+        redoc_url=None,
     )
     app.include_router(guests.router, prefix="/api")
     app.include_router(accounts.router, prefix="/api")
@@ -131,12 +135,22 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     app.include_router(players.router)  # /api too
     app.include_router(analysis.router)  # /api too
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
+    app.include_router(docs.router)  # /docs
 
     add_error_handlers(app)
     app.add_middleware(Routing)  # a no-op unless app.state.cluster (REDIS_URL) is set
 
     app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app
+
+
+class App(FastAPI):
+    """FastAPI, with the security headers (app/headers.py) on every answer: outside the
+    whole stack, since Starlette answers an unhandled error (a 500) from outside the
+    middleware ``add_middleware`` installs."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 @contextmanager

@@ -14,6 +14,8 @@ export function h(tag, attrs = {}, ...children) {
     else if (key === "dataset") Object.assign(el.dataset, value);
     else if (key === "text") el.textContent = value;
     else if (key === "value") el.value = value;
+    // Through the CSSOM: the site's Content-Security-Policy refuses style attributes.
+    else if (key === "style") el.style.cssText = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   append(el, children);
