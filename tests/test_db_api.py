@@ -15,6 +15,7 @@ from app.api.routes import history
 from app.auth import Tokens
 from app.db.repository import Repository
 from app.db.session import Database
+from app.db.storage import MATCH_END
 from app.matchlog import MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.vocabulary import EndReason, SeatKind
 from engine import Options, replay
@@ -81,7 +82,7 @@ async def with_client(url: str, body: Any) -> None:
     app.state.database = db
     app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS, None)
     try:
-        repo = Repository(db)
+        repo = Repository(db, MATCH_END)  # the server's: stats read the tallies
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
             await body(client, repo)

@@ -26,6 +26,7 @@ from app.db import accounts as store
 from app.db import models
 from app.db.repository import Repository
 from app.db.session import Database
+from app.db.storage import MATCH_END
 from app.integrity import Verdict
 from app.matchlog import MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.models import Forfeit, RatingView
@@ -123,7 +124,7 @@ async def rated_match(db: Database, match_id: str, people: dict[int, str], end: 
     """A rated match of ``people`` (seat: account) and easy bots, ended at ``at``: each
     seat in ``acts`` chose REAL_PLAY_ACTIONS actions itself, the others' were the timer's
     or a bot's; ``left``: the seats whose player left during it."""
-    repo = Repository(db)
+    repo = Repository(db, MATCH_END)
     seats = [Seat(SeatKind.HUMAN, people[s][2:], people[s]) if s in people
              else Seat(SeatKind.BOT, "Bot", level=Level.EASY) for s in range(4)]
     meta = MatchMeta(variant="bulgarian", seed=1, seats=seats, version=1,

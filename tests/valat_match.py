@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from app.db.repository import Repository
 from app.db.session import Database
+from app.db.storage import MATCH_END
 from app.matchlog import Seat
 from engine import Action, Match, Options, action_name, parse_action
 from engine.actions import card_of, is_play
@@ -51,7 +52,7 @@ async def store_valat_match(database_url: str, match_id: str, seats: Sequence[Se
     """Play the match above to its end and log it, as a table would, in ``database_url``."""
     db = Database(database_url)
     try:
-        await play_logged(Repository(db), match_id, VALAT_OPTIONS, VALAT_SEED,
+        await play_logged(Repository(db, MATCH_END), match_id, VALAT_OPTIONS, VALAT_SEED,
                           choose=valat_policy, seats=seats)
     finally:
         await db.dispose()

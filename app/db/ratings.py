@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import and_, func, select, update
 from sqlalchemy import insert as insert_
@@ -18,44 +17,39 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
 from .. import integrity, ratings
-from ..matchlog import MatchEnd
 from ..models import RatingChangeOut, RatingView
 from ..vocabulary import Actor
 from . import models
-from .session import Database
+from .match_end import MatchEnded
+from .session import Database, dialect_insert
 
 # ------------------------------------------------------------------ the update
 
 
-async def rate_match(conn: AsyncConnection, match_id: str, end: MatchEnd, at: datetime,
-                     insert: Any) -> None:
-    """Rate a rated match that ``conn``'s transaction is closing (called once per match:
-    by the write that set its end), by the rules of :mod:`app.integrity`: who is blamed,
+async def rate_match(conn: AsyncConnection, ended: MatchEnded) -> None:
+    """Rate a rated match that ``conn``'s transaction is closing (a subscriber to its end:
+    :mod:`app.db.match_end`), by the rules of :mod:`app.integrity`: who is blamed,
     whether it was really played, how often its opposing accounts met today.  Each
     account seat's rating row is locked; the winners' counts of wins grow even when the
     match rates nobody; each rating that moves is updated and its new value logged.  Bots
-    count at their level's fixed rating and never move.  ``insert``: the dialect's, with
-    ``on_conflict_do_nothing``."""
-    m, s = models.Match, models.MatchSeat
-    variant, meta = (await conn.execute(select(m.variant, m.meta).where(m.id == match_id))).one()
-    meta = meta or {}
-    if not (meta.get("table") or {}).get("rated"):
+    count at their level's fixed rating and never move."""
+    if not ended.rated:
         return
-    judged = integrity.verdict(end.reason, end.winner, meta.get("left", ()),
+    end, match_id, variant, at = ended.end, ended.match_id, ended.variant, ended.finished_at
+    judged = integrity.verdict(end.reason, end.winner, ended.left,
                                None if end.forfeit is None else end.forfeit.seat)
     if judged is None:
         return
-    seats = (await conn.execute(select(s.seat, s.player_id, s.level)
-                                .where(s.match_id == match_id).order_by(s.seat))).all()
-    players = {seat: player for seat, player, _ in seats if player is not None}
-    held = await _locked(conn, variant, players.values(), at, insert)
+    players = {i: seat.player_id for i, seat in enumerate(ended.seats)
+               if seat.player_id is not None}
+    held = await _locked(conn, variant, players.values(), at)
     await _count_wins(conn, variant, [players[seat] for seat in judged.winning
                                       if seat in players], judged.walkover)
     if not integrity.really_played(judged, players, await _own_actions(conn, match_id)):
         return
-    before = {seat: held[player][0] if player in held else
-              ratings.bot_rating(variant, level) if level is not None else ratings.NEW
-              for seat, player, level in seats}
+    before = {i: held[players[i]][0] if i in players else
+              ratings.bot_rating(variant, seat.level) if seat.level is not None else ratings.NEW
+              for i, seat in enumerate(ended.seats)}
     teams = ((before[0], before[2]), (before[1], before[3]))
     met = await _met(conn, variant, players, at)
     after = integrity.settle(teams, judged, integrity.repeat_factor(met))
@@ -119,7 +113,7 @@ async def _count_wins(conn: AsyncConnection, variant: str, winners: list[str],
 
 
 async def _locked(conn: AsyncConnection, variant: str, players: Iterable[str],
-                  at: datetime, insert: Any) -> dict[str, tuple[ratings.Rating, int, int]]:
+                  at: datetime) -> dict[str, tuple[ratings.Rating, int, int]]:
     """Each player's rating row in ``variant`` (made at NEW if missing), locked until the
     transaction ends: two matches of one player ending at once rate one after the other."""
     r = models.PlayerRating
@@ -127,7 +121,7 @@ async def _locked(conn: AsyncConnection, variant: str, players: Iterable[str],
     if not ids:
         return {}
     new = ratings.NEW
-    await conn.execute(insert(r).values([
+    await conn.execute(dialect_insert(conn)(r).values([
         {"player_id": p, "variant": variant, "mu": new.mu, "sigma": new.sigma,
          "value": ratings.display(new), "matches": 0, "wins": 0, "ranked": False,
          "updated_at": at} for p in ids]).on_conflict_do_nothing())

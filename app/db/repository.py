@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from ai import Level
@@ -34,9 +33,8 @@ from ..matchlog import (
 from ..storage import Fenced
 from ..vocabulary import SeatKind
 from . import models
-from .ratings import rate_match
-from .session import Database, StorageError
-from .tallies import tally_match
+from .match_end import MatchEnded, MatchEndSubscriber
+from .session import Database, StorageError, dialect_insert
 
 
 def now() -> datetime:
@@ -107,8 +105,7 @@ async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[Mat
         .order_by(models.MatchSeat.match_id, models.MatchSeat.seat)
     )
     for s in seats:
-        logs[s.match_id].seats.append(Seat(SeatKind(s.kind), s.name, s.player_id,
-                                             None if s.level is None else Level(s.level)))
+        logs[s.match_id].seats.append(seat_of(s.kind, s.name, s.player_id, s.level))
     deals = await session.scalars(
         select(models.Deal)
         .where(models.Deal.match_id.in_(logs))
@@ -128,11 +125,20 @@ async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[Mat
     return [logs[i] for i in match_ids if i in logs]
 
 
-class Repository:
-    """The table server's writes, and what it reads back after a restart."""
+def seat_of(kind: str, name: str, player_id: str | None, level: str | None) -> Seat:
+    """Who sat at a seat, from its ``match_seats`` row's columns."""
+    return Seat(SeatKind(kind), name, player_id, None if level is None else Level(level))
 
-    def __init__(self, db: Database) -> None:
+
+class Repository:
+    """The table server's writes, and what it reads back after a restart.
+
+    ``subscribers`` hear of each match's end in the transaction that ends it, in order
+    (:mod:`app.db.match_end`); without any, only the log is written."""
+
+    def __init__(self, db: Database, subscribers: Sequence[MatchEndSubscriber] = ()) -> None:
         self.db = db
+        self.subscribers = tuple(subscribers)
 
     async def create_match(
         self,
@@ -174,7 +180,7 @@ class Repository:
     async def _upsert_player(
         self, conn: AsyncConnection, player_id: str, name: str, at: datetime
     ) -> None:
-        stmt = _dialect(conn).insert(models.Player).values(id=player_id, name=name, created_at=at)
+        stmt = dialect_insert(conn)(models.Player).values(id=player_id, name=name, created_at=at)
         await conn.execute(
             stmt.on_conflict_do_update(index_elements=["id"], set_={"name": name})
         )
@@ -190,7 +196,7 @@ class Repository:
             await _fence(conn, match_id, epoch)
             text = deck_text(deck)
             done = await conn.execute(
-                _dialect(conn).insert(d).values(
+                dialect_insert(conn)(d).values(
                     match_id=match_id, idx=index, dealer=dealer, deck=text,
                     started_at=at or now(),
                 ).on_conflict_do_nothing()
@@ -215,7 +221,7 @@ class Repository:
         async with self.db.write() as conn:
             await _fence(conn, match_id, epoch)
             done = await conn.execute(
-                _dialect(conn).insert(a).values(
+                dialect_insert(conn)(a).values(
                     match_id=match_id, deal_idx=deal_index, seq=seq, seat=entry.seat,
                     action=entry.action, actor=entry.by, version=entry.version,
                     at=at or now(),
@@ -262,25 +268,27 @@ class Repository:
     ) -> None:
         """Close a match (won, forfeit or abandoned): it is no longer recovered at start.
         A forfeit goes into ``meta`` too, for the table shown after a restart.  A match
-        already closed is left as it is (a retry).  A rated match's ratings change in the
-        same transaction (app/db/ratings.py), and its players' tallies grow there
-        (app/db/tallies.py), so exactly once, whoever closes it."""
+        already closed is left as it is (a retry).  The write that closes it tells the
+        :attr:`subscribers` (ratings, tallies) in the same transaction, so exactly once,
+        whoever closes it; one that raises fails the write, and the match stays on."""
         m = models.Match
         async with self.db.write() as conn:
             await _fence(conn, match_id, epoch)
-            values: dict[str, Any] = {"finished_at": at or now(), "end_reason": end.reason.value,
+            finished_at = at or now()
+            values: dict[str, Any] = {"finished_at": finished_at, "end_reason": end.reason.value,
                                       "total0": end.totals[0], "total1": end.totals[1],
                                       "winner": end.winner}
             if end.forfeit is not None:
                 meta = await _meta(conn, match_id)
                 values["meta"] = meta.model_copy(update={"forfeit": end.forfeit}).stored()
-            done = await conn.execute(
+            closed = (await conn.execute(
                 update(m).where(m.id == match_id, m.end_reason.is_(None)).values(**values)
-            )
-            if done.rowcount == 1:  # this write ends it: rated and counted here, once
-                insert = _dialect(conn).insert
-                await rate_match(conn, match_id, end, values["finished_at"], insert)
-                await tally_match(conn, match_id, insert)
+                .returning(m.variant, m.private, m.meta)
+            )).first()
+            if closed is not None:  # this write ends it: heard here, once
+                ended = await _ended(conn, match_id, end, finished_at, *closed)
+                for subscriber in self.subscribers:
+                    await subscriber(conn, ended)
             elif not await conn.scalar(select(m.id).where(m.id == match_id)):
                 raise StorageError(f"no match {match_id!r}")
 
@@ -329,6 +337,18 @@ class Repository:
             return await load_logs(session, list(ids))
 
 
+async def _ended(conn: AsyncConnection, match_id: str, end: MatchEnd, finished_at: datetime,
+                 variant: str, private: bool, meta: dict[str, Any]) -> MatchEnded:
+    """The match that ``conn``'s write has just closed, for its subscribers.  ``meta`` is
+    read as stored (a match that was no table's has none, an old row may lack fields)."""
+    s = models.MatchSeat
+    seats = await conn.execute(select(s.kind, s.name, s.player_id, s.level)
+                               .where(s.match_id == match_id).order_by(s.seat))
+    return MatchEnded(match_id, variant, bool((meta.get("table") or {}).get("rated")), private,
+                      tuple(seat_of(*row) for row in seats), tuple(meta.get("left", ())), end,
+                      finished_at)
+
+
 async def _meta(conn: AsyncConnection, match_id: str) -> MatchMeta:
     """The match's ``meta``, read in the write that changes it."""
     meta: dict[str, Any] | None = await conn.scalar(
@@ -348,11 +368,6 @@ async def _fence(conn: AsyncConnection, match_id: str, epoch: int | None) -> Non
     held = await conn.scalar(select(m.epoch).where(m.id == match_id).with_for_update(read=True))
     if held != epoch:
         raise Fenced(f"match {match_id!r} is another node's now (epoch {held}, not {epoch})")
-
-
-def _dialect(conn: AsyncConnection) -> Any:
-    """The dialect module whose ``insert`` has ``on_conflict_do_*``: both have them."""
-    return postgresql if conn.dialect.name == "postgresql" else sqlite
 
 
 def result_columns(result: DealResult) -> dict[str, Any]:

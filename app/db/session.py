@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from sqlalchemy import event, exc
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
@@ -69,6 +70,11 @@ def translate_errors() -> Iterator[None]:
         if unavailable(e):
             raise StorageUnavailable(f"database unavailable: {e}") from e
         raise StorageError(f"database refused the write: {getattr(e, 'orig', e)}") from e
+
+
+def dialect_insert(conn: AsyncConnection) -> Any:
+    """The connection's dialect's ``insert``, the one with ``on_conflict_do_*``: both have it."""
+    return (postgresql if conn.dialect.name == "postgresql" else sqlite).insert
 
 
 def make_engine(url: URL, statement_timeout: float | None = STATEMENT_TIMEOUT,

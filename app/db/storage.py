@@ -17,8 +17,15 @@ from engine.scoring import DealResult
 
 from ..matchlog import LoggedAction, MatchEnd, MatchMeta, last_version
 from ..storage import StoredMatch, redo_cut_writes, replayed
+from .match_end import MatchEndSubscriber
+from .ratings import rate_match
 from .repository import MatchLog, Repository
 from .session import Database, StorageError
+from .tallies import tally_match
+
+# Who hears that a match ended, in this order, in the transaction that ends it
+# (docs/storage.md, "The end of a match"): ratings first, for whatever reads them.
+MATCH_END: tuple[MatchEndSubscriber, ...] = (rate_match, tally_match)
 
 
 class DatabaseStorage:
@@ -27,10 +34,12 @@ class DatabaseStorage:
     With ``fencing`` (a cluster node, docs/cluster.md) each write carries the epoch this
     node holds the match at (``epochs``: 0 for the matches it started, the one
     :meth:`claim` got for those it took over), and fails with ``Fenced`` once another node
-    has taken the match."""
+    has taken the match.  ``subscribers`` hear of each match's end (:data:`MATCH_END`
+    unless told otherwise)."""
 
-    def __init__(self, db: Database, *, fencing: bool = False) -> None:
-        self.repo = Repository(db)
+    def __init__(self, db: Database, *, fencing: bool = False,
+                 subscribers: Sequence[MatchEndSubscriber] = MATCH_END) -> None:
+        self.repo = Repository(db, subscribers)
         self.epochs: dict[str, int] | None = {} if fencing else None
 
     def _epoch(self, table_id: str) -> int | None:
