@@ -18,7 +18,7 @@ import httpx2
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
-from websockets import ConnectionClosed
+from websockets import ConnectionClosed, InvalidHandshake
 from websockets.asyncio.client import ClientConnection, connect
 
 from ..protocol import CloseCode
@@ -31,6 +31,10 @@ FORWARD_TIMEOUT = 5.0  # seconds for the owner's answer to a forwarded call
 # A relayed socket pings the owner this often and gives up as long without a pong: an
 # owner paused or cut off is noticed, and the client reconnects to whoever holds it next.
 PING_SECONDS = 3.0
+# Seconds the owner gets to answer a close (after a ping that went unanswered, or when the
+# client leaves) before the connection is dropped: a paused owner never answers, and
+# websockets' default (10 s) kept the client waiting that much longer.
+CLOSE_SECONDS = 1.0
 # Not passed on: hop-by-hop headers, and those the client's HTTP stack sets again.
 _DROPPED = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "upgrade",
                       "content-length", RELAY, CLIENT, "sec-websocket-key",
@@ -82,18 +86,20 @@ class Relay:
 
     async def socket(self, websocket: WebSocket, owner_url: str) -> None:
         """Relay ``websocket`` to the owner until either side closes; the close code and
-        reason go through.  An owner that cannot be reached, or that dies, ends the
-        socket with 1012, after which the client reconnects (to whichever node)."""
+        reason go through.  An owner that cannot be reached, or dies in the handshake, ends
+        the socket with 1013; one that dies, or stops answering pings, later with 1012.
+        After either the client reconnects (to whichever node)."""
         address = websocket.client.host if websocket.client else None
         url = "ws" + owner_url.removeprefix("http") + websocket.url.path
         await websocket.accept()
         try:
             upstream = await connect(url, open_timeout=FORWARD_TIMEOUT, compression=None,
                                      ping_interval=PING_SECONDS, ping_timeout=PING_SECONDS,
-                                     max_size=None,
+                                     close_timeout=CLOSE_SECONDS, max_size=None,
                                      additional_headers=self._headers(
                                          list(websocket.headers.items()), address))
-        except (OSError, TimeoutError, ConnectionClosed, ValueError) as exc:
+        except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake, ValueError) as exc:
+            # InvalidHandshake: the owner died (or stopped) with the handshake under way.
             log.info("relay to %s failed: %r", owner_url, exc)
             await websocket.close(CloseCode.TRY_AGAIN, "the table's server is out of reach")
             return
