@@ -22,13 +22,14 @@ from ..tables import Lobby, Moved, Table, TableError
 from ..vocabulary import TableStatus
 from .leases import Leases
 from .listing import Listing
+from .outage import Outage
 from .registry import Registry
 from .relay import Relay, relay_mark
 
 log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT = 1.0  # seconds for any Redis call: a stalled Redis must not stall tables
-SEED_EVERY = 30  # loops between two readings of the unfinished matches from the log
+SEED_EVERY = 30  # sweeps between two readings of the unfinished matches from the log
 LOBBY_EVERY = 0.25  # seconds between two looks for a change in this node's open tables
 PARKED_MS = 60_000  # how long a waiting table handed over waits for a node to take it
 
@@ -60,7 +61,8 @@ class Cluster:
         self.mark = relay_mark(key)
         self.relay = Relay(self.mark)
         self.period = lease / 3
-        self.available = False  # whether Redis answered the last loop
+        self._redis = Outage(log, "Redis")  # whether Redis answered the last loop
+        self._database = Outage(log, "database", answering=True)  # the last sweep's reading
         self._lease_ms = int(lease * 1000)
         self._started = f"{prefix}started"  # ids of matches on, to find orphans among
         self._turns = f"{prefix}turn:"  # a human turn's deadline, for whoever takes over
@@ -71,6 +73,11 @@ class Cluster:
         self._nodes: tuple[float, dict[str, dict[str, Any]]] = (0.0, {})
         self._tasks: list[asyncio.Task[None]] = []
         self._started_at = time.time()
+
+    @property
+    def available(self) -> bool:
+        """Whether Redis answered this node's last loop (``/readyz`` says so)."""
+        return self._redis.answering is True
 
     # ------------------------------------------------------------ life
 
@@ -223,22 +230,17 @@ class Cluster:
     # ------------------------------------------------------------ the loop
 
     async def _loop(self) -> None:
-        loops = 0
+        """Leases renewed, presence and lobby published: Redis alone, never the database,
+        so that a stalled database cannot hold up a renewal.  (A lapsed lease would move
+        the node's tables for nothing: their next owner could not read the log either.)"""
         while True:
             try:
-                if loops % SEED_EVERY == 0:
-                    await self._seed()
                 await self._tick()
-                if not self.available:
-                    log.info("cluster: Redis answers")
-                self.available = True
+                self._redis.answered()
             except (RedisError, OSError) as exc:
-                if self.available:
-                    log.warning("cluster: Redis unavailable: %s", exc)
-                self.available = False
+                self._redis.failed(exc)
             except Exception:  # a bug must not end the loop: leases would run out
                 log.exception("cluster loop failed")
-            loops += 1
             await asyncio.sleep(self.period)
 
     async def _seed(self) -> None:
@@ -299,23 +301,35 @@ class Cluster:
             await asyncio.sleep(LOBBY_EVERY)
 
     async def _sweeper(self) -> None:
-        """Take over the matches on whose owner is gone; in random order, so that nodes
-        sweeping at once share them.  Apart from the loop, so that taking over many
-        tables never delays the renewal of this node's own leases."""
+        """Take over the matches on whose owner is gone; every SEED_EVERY sweeps, and at
+        every sweep while the database does not answer, read them from the log first
+        (:meth:`_seed`).  Apart from the loop, so that neither taking over many tables nor
+        a database that stalls delays the renewal of this node's own leases."""
+        sweeps = 0
         while True:
             try:
-                ids = sorted(await cast(Awaitable[set[str]], self.redis.smembers(self._started)))
-                owners = await self.leases.owners(ids)
-                orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None
-                           or (owner == self.node_id and t not in self.lobby.tables)]
-                random.shuffle(orphans)
-                for table_id in orphans:
-                    await self.adopt(table_id)
-            except (RedisError, OSError, StorageError):
-                pass  # the loop reports Redis's state, the tables the log's
+                if sweeps % SEED_EVERY == 0 or self._database.answering is False:
+                    await self._seed()
+                    self._database.answered()
+                await self._sweep()
+            except StorageError as exc:
+                self._database.failed(exc)
+            except (RedisError, OSError):
+                pass  # the loop reports Redis's state
             except Exception:
                 log.exception("cluster sweeper failed")
+            sweeps += 1
             await asyncio.sleep(self.period)
+
+    async def _sweep(self) -> None:
+        """Orphans taken over in random order, so that nodes sweeping at once share them."""
+        ids = sorted(await cast(Awaitable[set[str]], self.redis.smembers(self._started)))
+        owners = await self.leases.owners(ids)
+        orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None
+                   or (owner == self.node_id and t not in self.lobby.tables)]
+        random.shuffle(orphans)
+        for table_id in orphans:
+            await self.adopt(table_id)
 
     async def _listen(self) -> None:
         """Tables another node handed over at its exit: take them now."""
