@@ -225,14 +225,15 @@ def delete_keys(redis_url: str, prefix: str) -> None:
 
 @contextlib.contextmanager
 def cluster_of(folder: Path, ids: str = "AB", *, redis_url: str | None = None,
-               env: dict[str, str] | None = None, start: bool = True) -> Iterator[Cluster]:
-    """Nodes ``ids`` ("AB": nodes A and B) of a new cluster: a fresh migrated database,
-    a key prefix of its own on ``redis_url`` (the machine's Redis by default), each node
-    started and ready (unless ``start`` is False).  Everything is killed, deleted and
-    dropped on exit."""
+               env: dict[str, str] | None = None, start: bool = True,
+               postgres: str = PG_SERVER) -> Iterator[Cluster]:
+    """Nodes ``ids`` ("AB": nodes A and B) of a new cluster: a fresh migrated database
+    on ``postgres`` (the machine's server by default), a key prefix of its own on
+    ``redis_url`` (the machine's Redis by default), each node started and ready (unless
+    ``start`` is False).  Everything is killed, deleted and dropped on exit."""
     prefix = f"test-{uuid.uuid4().hex}:"
     url = redis_url or REDIS_SERVER
-    with scratch_database(PG_SERVER, "belote_cluster") as database_url:
+    with scratch_database(postgres, "belote_cluster") as database_url:
         upgrade(database_url)
         cluster = Cluster(folder, database_url, url, prefix, list(ids), env or {})
         try:

@@ -1,11 +1,13 @@
 """A PostgreSQL server of a test's own: initdb in a temporary folder, on a free loopback
-port, that the test may stop, start and restart as an operator would (``pg_ctl``)."""
+port, that the test may stop, start and restart as an operator would (``pg_ctl``), or
+pause and resume (SIGSTOP, SIGCONT) as a stalled host would."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -58,6 +60,23 @@ class OwnPostgres:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", str(PG_CTL_WAIT),
                   "stop")
 
+    def processes(self) -> list[int]:
+        """The server's processes: the postmaster (its pid file names it) and its children,
+        one per connection and its helpers."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
+        return [postmaster, *map(int, children)]
+
+    def pause(self) -> None:
+        """Stop every process of the server (the postmaster first, so that it forks no
+        more): connections stay open and nothing answers, as on a stalled host."""
+        for pid in self.processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for pid in self.processes():
+            os.kill(pid, signal.SIGCONT)
+
 
 @contextmanager
 def own_postgres() -> Iterator[OwnPostgres]:
@@ -70,6 +89,8 @@ def own_postgres() -> Iterator[OwnPostgres]:
     try:
         yield server
     finally:
+        with contextlib.suppress(OSError):  # a paused server would not stop
+            server.resume()
         with contextlib.suppress(subprocess.CalledProcessError):  # stopped by the test
             server.stop("immediate")
         shutil.rmtree(folder, ignore_errors=True)

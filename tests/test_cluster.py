@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ import httpx2
 import pytest
 from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake
 
 from app.db.repository import MatchLog
 from engine import action_name, replay
@@ -40,7 +40,10 @@ from tests.waiting import eventually, within
 GUARD = 80  # seconds for a test's coroutine; pytest-timeout (120 s) is the last resort
 PLAY = 60  # seconds a match may take to its end from a given point
 BACKOFF = (0.5, 1, 2, 4, 8, 10)  # the browser's reconnect delays (app/static/js/socket.js)
+PING_EVERY = 3.0  # seconds between the browser's pings (app/static/js/socket.js) ...
+SILENCE = 6.0  # ... and how long it waits for anything at all before it gives a socket up
 FINAL = frozenset({4001, 4002, 4003, 4004, 4009, 4400})  # no reconnect after these (protocol.md)
+MOVING = frozenset({1012, 1013})  # after these the browser comes back every second instead
 TARGET = 101  # points to win: a match of a few deals, a few seconds
 KILL_AT = 25  # a human's turn at or after this version: mid-deal, mid-match
 MANY = 12  # tables of the node that goes in test_a_node_with_many_tables_goes
@@ -138,21 +141,29 @@ class Balancer:
         return nodes[self._turn % len(nodes)]
 
 
+class Silent(Exception):
+    """Nothing came on a socket for SILENCE seconds: its node, or the way to it, is stuck."""
+
+
 class Client:
     """A table socket that behaves like the browser's: hello, then the state frames; an
     action in flight at a time, resent after a reconnect; reconnects after any close but
-    the final ones, with the browser's backoff, to the node ``balancer`` picks (never,
-    without a balancer).  A seated client plays random legal actions on its turns,
-    except while ``hold`` says to wait (the state is then ``held``).
+    the final ones, with the browser's backoff (every second while the table moves), to
+    the node ``balancer`` picks (never, without a balancer).  With ``watch`` (the
+    browser's way) it pings every PING_EVERY and gives up a socket on which nothing came
+    for SILENCE, as after a close.  A seated client plays random legal actions on its
+    turns, except while ``hold`` says to wait (the state is then ``held``).
 
     It keeps what it was told: every action event by version (``seen``), the
     acknowledged actions (``acked``: id to version and action), errors, and each
     connection's welcome and close with the node and the time."""
 
     def __init__(self, name: str, token: str, table_id: str, first: Node, *,
-                 seat: int | None, balancer: Balancer | None, seed: int = 0) -> None:
+                 seat: int | None, balancer: Balancer | None, seed: int = 0,
+                 watch: bool = True) -> None:
         self.name, self.token, self.table_id = name, token, table_id
         self.first, self.seat, self.balancer = first, seat, balancer
+        self.watch = watch
         self.rng = random.Random(seed)
         self.state: State | None = None
         self.pending: dict[str, Any] | None = None
@@ -205,8 +216,8 @@ class Client:
             reason = ""
             self.node = node
             try:
-                async with connect(node.ws(self.table_id), open_timeout=5, close_timeout=2,
-                                   ping_interval=None, max_size=None) as ws:
+                async with connect(node.ws(self.table_id), open_timeout=SILENCE,
+                                   close_timeout=2, ping_interval=None, max_size=None) as ws:
                     self.ws = ws
                     self._acted = -1  # a fresh snapshot is acted on again
                     await ws.send(json.dumps({"type": "hello", "protocol": 1,
@@ -214,23 +225,53 @@ class Client:
                     if self.pending is not None:  # answered again if it was done
                         self.pending["resent"] = True
                         await ws.send(json.dumps(self._frame(self.pending)))
-                    async for text in ws:
-                        if await self._receive(json.loads(text), node):
-                            attempt = 0
+                    async with contextlib.aclosing(self._frames(ws)) as frames:
+                        async for text in frames:
+                            if await self._receive(json.loads(text), node):
+                                attempt = 0
                     code, reason = ws.close_code, ws.close_reason or ""
             except ConnectionClosed as closed:
                 code = closed.rcvd.code if closed.rcvd is not None else 1006
                 reason = closed.rcvd.reason if closed.rcvd is not None else "abnormal"
+            except Silent:
+                reason = "silent"
             except (OSError, TimeoutError, InvalidHandshake) as exc:
                 reason = f"connect: {exc!r}"
             self.ws = None
             self.closes.append((time.monotonic(), node.id, code, reason))
             if self.done or code in FINAL or self.balancer is None:
                 return
-            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)]
-                                * random.uniform(0.8, 1.2))
+            delay = 1 if code in MOVING else BACKOFF[min(attempt, len(BACKOFF) - 1)]
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
             attempt += 1
             node = self.balancer()
+
+    async def _frames(self, ws: ClientConnection) -> AsyncGenerator[str | bytes, None]:
+        """The socket's frames until a normal close; watching, Silent (the socket dropped,
+        not closed: a stuck peer would not answer a close) once none came for SILENCE."""
+        if not self.watch:
+            async for frame in ws:
+                yield frame
+            return
+        pinger = asyncio.create_task(self._ping(ws))
+        try:
+            while True:
+                try:
+                    yield await asyncio.wait_for(ws.recv(), SILENCE)
+                except ConnectionClosedOK:
+                    return
+                except TimeoutError:
+                    ws.transport.abort()
+                    raise Silent from None
+        finally:
+            pinger.cancel()
+
+    @staticmethod
+    async def _ping(ws: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await asyncio.sleep(PING_EVERY)
+                await ws.send(json.dumps({"type": "ping", "id": "p"}))
 
     @staticmethod
     def _frame(pending: dict[str, Any]) -> dict[str, Any]:
@@ -705,11 +746,12 @@ async def owner_paused(cluster: Cluster) -> None:
         played, waiting = await table_on(http, a, ana), await table_on(http, a, ivo)
         await fill(http, a, played, ana, {0: ana})
         await fill(http, a, waiting, ivo, {0: ivo})
-        # The humans' first sockets are on A and never reconnect; Eve watches through B.
+        # The humans' first sockets are on A and never reconnect, nor give up on A while it
+        # is stopped (they hold the cards sent to it); Eve watches through B.
         old = {played: Client("ana-on-A", ana["token"], played, a, seat=0, balancer=None,
-                              seed=4),
+                              seed=4, watch=False),
                waiting: Client("ivo-on-A", ivo["token"], waiting, a, seat=0, balancer=None,
-                               seed=5)}
+                               seed=5, watch=False)}
         eve_ws = Client("eve", eve["token"], played, b, seat=None, balancer=balancer)
         for client in old.values():
             client.hold = mid_trick(KILL_AT, choices=2)
