@@ -77,10 +77,14 @@ async def ends(closing: asyncio.Future[None], what: str) -> None:
     await closing
 
 
+async def caught_up() -> bool:
+    return True
+
+
 def test_the_accounts_news_listener_ends_when_its_pubsub_close_fails() -> None:
     async def scenario() -> None:
         redis = StallingRedis()
-        news = News(lambda _: None, lambda _: None, cast(Redis, redis), "test:")
+        news = News(lambda _: None, lambda _: None, caught_up, cast(Redis, redis), "test:")
         news.start()
         await eventually(lambda: redis.subscribed == 1, 5, "the news listener to subscribe")
         await ends(asyncio.ensure_future(news.close()), "the accounts' close")

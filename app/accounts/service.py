@@ -82,17 +82,32 @@ class Accounts:
         # token's life (set at start), after which their guest tokens are dead anyway.
         self._former_guests: dict[str, float] = {}
         self._guest_token_life = 0.0
-        self._news = News(self._sockets.close, self._retire_guest, redis, prefix)
+        self._recalled = True  # whether the last reading of them worked (one warning)
+        self._news = News(self._sockets.close, self._retire_guest, self._recall_former_guests,
+                          redis, prefix)
 
     async def start(self, guest_token_life: timedelta) -> None:
         self._guest_token_life = guest_token_life.total_seconds()
-        try:
-            for player_id in await store.recent_accounts(self._db, guest_token_life):
-                self._retire_guest(player_id)
-        except StorageError as exc:  # the server starts anyway; say what it lacks
-            log.warning("accounts: former guests unknown, their guest tokens still work "
-                        "until they expire: %s", exc)
+        await self._recall_former_guests()
         self._news.start()
+
+    async def _recall_former_guests(self) -> bool:
+        """Retire the guest ids of the accounts younger than a guest token's life: at
+        start, and after every subscription to the news (a node cut off from Redis missed
+        what was told meanwhile).  False if the database cannot say now."""
+        try:
+            recent = await store.recent_accounts(self._db,
+                                                 timedelta(seconds=self._guest_token_life))
+        except StorageError as exc:  # the server goes on; say what it lacks, once
+            if self._recalled:
+                log.warning("accounts: former guests unknown, their guest tokens still work "
+                            "until they expire or the database answers: %s", exc)
+            self._recalled = False
+            return False
+        for player_id in recent:
+            self._retire_guest(player_id)
+        self._recalled = True
+        return True
 
     async def close(self) -> None:
         await self._news.close()
