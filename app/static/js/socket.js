@@ -2,7 +2,17 @@
 
 import { protocol } from "./protocol.js";
 
-const PING_EVERY = 20000;
+// Silence: a socket that stays open while nothing comes through (the server, or a node or
+// proxy on the way, paused or cut off) could keep the browser waiting minutes for a close.
+// So the client pings every PING_EVERY, and gives up a socket that has not answered a ping
+// within ANSWER_WAIT, or sent its welcome within OPEN_WAIT of connecting: it is dropped and
+// another opened, which a load balancer may send elsewhere (docs/protocol.md, "ping /
+// pong"). Only an unanswered message counts: a background tab whose timers the browser
+// slows down pings less often, and is not taken for a silent server.
+const PING_EVERY = 3000;
+const ANSWER_WAIT = 3000;
+const OPEN_WAIT = 6000;
+const BEAT = 1000; // how often the socket's silence is looked at
 const BACKOFF = [500, 1000, 2000, 4000, 8000, 10000];
 const MOVING_RETRY = 1000;
 
@@ -25,6 +35,9 @@ export class TableSocket {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/api/tables/${this.tableId}/ws`);
     this.ws = ws;
+    this.answerBy = performance.now() + OPEN_WAIT; // the welcome
+    clearInterval(this.pinger);
+    this.pinger = setInterval(() => this.beat(ws), BEAT);
     this.handlers.onStatus(this.attempt ? "offline" : "connecting");
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "hello", protocol: protocol.version, token: this.token }));
@@ -34,8 +47,32 @@ export class TableSocket {
         this.pending = { ...sent, resent: true };
       }
     };
-    ws.onmessage = (message) => this.receive(JSON.parse(message.data));
+    ws.onmessage = (message) => {
+      this.answerBy = null;
+      this.receive(JSON.parse(message.data));
+    };
     ws.onclose = (close) => this.closed(ws, close.code);
+  }
+
+  /** Every BEAT: give `ws` up if it left a message unanswered too long, else ping it
+   *  every PING_EVERY. */
+  beat(ws) {
+    if (ws !== this.ws) return;
+    const now = performance.now();
+    if (this.answerBy !== null) {
+      if (now > this.answerBy) this.silent(ws);
+    } else if (now - this.pingedAt >= PING_EVERY) {
+      this.ping();
+    }
+  }
+
+  /** Drop a silent `ws` without waiting for its close (a stuck peer never answers one;
+   *  the browser would wait a minute) and reconnect, as after a lost connection. */
+  silent(ws) {
+    ws.onmessage = null;
+    ws.onclose = null;
+    ws.close();
+    this.closed(ws, null);
   }
 
   receive(msg) {
@@ -43,9 +80,7 @@ export class TableSocket {
       case "welcome":
         this.attempt = 0;
         this.handlers.onStatus("connected");
-        clearInterval(this.pinger);
-        this.ping();
-        this.pinger = setInterval(() => this.ping(), PING_EVERY);
+        this.ping(); // at once: the pong sets the clock
         break;
       case "pong":
         // The server's time sits halfway through the round trip of our ping.
@@ -94,7 +129,10 @@ export class TableSocket {
   }
 
   ping() {
-    if (this.raw({ type: "ping", id: "p" })) this.pingSent = Date.now();
+    if (!this.raw({ type: "ping", id: "p" })) return;
+    this.pingSent = Date.now();
+    this.pingedAt = performance.now();
+    this.answerBy = this.pingedAt + ANSWER_WAIT;
   }
 
   raw(message) {
