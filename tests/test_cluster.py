@@ -40,8 +40,11 @@ from tests.waiting import eventually, within
 GUARD = 80  # seconds for a test's coroutine; pytest-timeout (120 s) is the last resort
 PLAY = 60  # seconds a match may take to its end from a given point
 BACKOFF = (0.5, 1, 2, 4, 8, 10)  # the browser's reconnect delays (app/static/js/socket.js)
-PING_EVERY = 3.0  # seconds between the browser's pings (app/static/js/socket.js) ...
-SILENCE = 6.0  # ... and how long it waits for anything at all before it gives a socket up
+# The browser pings every 3 s and gives a socket up when a ping goes 3 s unanswered, or
+# its welcome 6 s (app/static/js/socket.js); this client, more simply, when nothing at all
+# came for two pings' time.
+PING_EVERY = 3.0
+SILENCE = 6.0
 FINAL = frozenset({4001, 4002, 4003, 4004, 4009, 4400})  # no reconnect after these (protocol.md)
 MOVING = frozenset({1012, 1013})  # after these the browser comes back every second instead
 TARGET = 101  # points to win: a match of a few deals, a few seconds
