@@ -18,10 +18,10 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from .accounts.limits import make_counters
 from .accounts.service import make_accounts
 from .analysis import Analyses
 from .api.errors import add_error_handlers
+from .api.rest_limits import RestLimits
 from .api.routes import (
     accounts,
     analysis,
@@ -44,6 +44,7 @@ from .db.migrate import check_schema
 from .db.ratings import RatingStore
 from .db.session import Database
 from .db.storage import DatabaseStorage
+from .limiter import make_limiter
 from .logs import log_config
 from .matchmaking import Matchmaker
 from .monitor import LagMonitor
@@ -87,10 +88,11 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
                                                  clock or LoopClock())
             redis = None if cluster is None else cluster.redis
-            app.state.accounts = await make_accounts(settings, database, app.state.tokens, redis)
+            app.state.limiter = limiter = make_limiter(redis, settings.redis_prefix)
+            app.state.accounts = await make_accounts(settings, database, app.state.tokens,
+                                                     limiter, redis)
             app.state.monitor = monitor
-            app.state.analyses = analyses = Analyses(
-                settings, database, make_counters(redis, settings.redis_prefix))
+            app.state.analyses = analyses = Analyses(settings, database, limiter)
             await bots.start()
             monitor.start()
             try:
@@ -134,6 +136,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
 
     add_error_handlers(app)
     app.add_middleware(Routing)  # a no-op unless app.state.cluster (REDIS_URL) is set
+    app.add_middleware(RestLimits, settings=settings)  # outside Routing: counted where it came
 
     app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app

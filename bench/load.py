@@ -369,6 +369,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
         # one each: lift the per-address caps meant for the public.
         "MAX_TABLES_PER_ADDRESS": str(args.tables + args.hard_tables),
         "MAX_SOCKETS_PER_ADDRESS": str(args.tables + args.hard_tables),
+        "REST_RATE_PER_ADDRESS": "100000/second",
         "SECRET_KEY": "load-benchmark-secret-key",
     } | ({} if args.analysis_samples is None else {"ANALYSIS_SAMPLES": str(args.analysis_samples)})
     server = subprocess.Popen([sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],

@@ -15,6 +15,7 @@ from app.api.routes import history
 from app.auth import Tokens
 from app.db.repository import Repository
 from app.db.session import Database
+from app.limiter import make_limiter
 from app.matchlog import MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.vocabulary import EndReason, SeatKind
 from engine import Options, replay
@@ -79,7 +80,8 @@ async def with_client(url: str, body: Any) -> None:
     app = FastAPI()
     app.include_router(history.router)
     app.state.database = db
-    app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS, None)
+    app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS,
+                                             make_limiter(None, ""), None)
     try:
         repo = Repository(db)
         transport = httpx2.ASGITransport(app=app)

@@ -91,10 +91,10 @@ async def me(caller: CallerDep) -> Me:
 
 
 @router.put("/me/password", status_code=status.HTTP_204_NO_CONTENT, responses=_refusals)
-async def change_password(body: PasswordChange, caller: CallerDep,
+async def change_password(body: PasswordChange, caller: CallerDep, address: AddressDep,
                           accounts: AccountsDep) -> Response:
     """A new password; every other session of the account ends, this one goes on.  A
     wrong `old` answers `bad_credentials` and counts as a failed login."""
     with refusals():
-        await accounts.change_password(caller, body.old, body.new)
+        await accounts.change_password(caller, body.old, body.new, address)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
