@@ -21,7 +21,7 @@ from starlette.types import Scope
 from .accounts.service import make_accounts
 from .analysis import Analyses
 from .api.errors import add_error_handlers
-from .api.rest_limits import RestLimits
+from .api.rest_limits import RATE_LIMITED, RestLimits
 from .api.routes import (
     accounts,
     analysis,
@@ -122,16 +122,12 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         summary="Authoritative tables for Bulgarian Belot and classic Belote, with bots.",
         lifespan=lifespan,
     )
-    app.include_router(guests.router, prefix="/api")
-    app.include_router(accounts.router, prefix="/api")
-    app.include_router(tables.router, prefix="/api")
-    app.include_router(play.router, prefix="/api")
+    for router in (guests.router, accounts.router, tables.router, play.router, server.router,
+                   cluster.router):
+        app.include_router(router, prefix="/api", responses=RATE_LIMITED)
     app.include_router(ws.router, prefix="/api")
-    app.include_router(server.router, prefix="/api")
-    app.include_router(cluster.router, prefix="/api")
-    app.include_router(history.router)  # its own prefix, /api
-    app.include_router(players.router)  # /api too
-    app.include_router(analysis.router)  # /api too
+    for router in (history.router, players.router, analysis.router):  # their own /api
+        app.include_router(router, responses=RATE_LIMITED)
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
 
     add_error_handlers(app)

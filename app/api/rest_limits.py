@@ -17,7 +17,12 @@ from ..accounts.sessions import token_hash
 from ..cluster.relay import RELAY, relayed
 from ..config import Settings
 from ..limiter import Limit, Limited, Limiter
-from .errors import ErrorDetail, error_response
+from .errors import ErrorDetail, error_response, error_responses
+
+# What every REST route may answer besides its own refusals (where it has its own 429,
+# OpenAPI shows that one).
+RATE_LIMITED = error_responses({429: "`too_many_requests`: the token's or the client "
+                                     "address's rate (docs/protocol.md), with `Retry-After`"})
 
 
 class RestLimits:
