@@ -5,7 +5,7 @@ the one error shape; the probes and the client's files are not counted.  In a cl
 the counts are the cluster's, and a call forwarded to a table's owner counts once.
 
 Each call comes from an address of its own on loopback (127.0.0.x); the limits are per
-day, so that a window never turns within a test."""
+day, so that no window turns within a test (one in memory turns at midnight, UTC)."""
 
 from __future__ import annotations
 
