@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from limits import parse_many
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -53,15 +54,22 @@ class Settings(BaseSettings):
     token_max_age: int = Field(default=7 * 24 * 3600, gt=0)
 
     # Accounts (docs/accounts.md): sessions lapse after session_days unused; passwords are
-    # Argon2id with these costs; failed logins and sign-ups are counted per window.
+    # Argon2id with these costs; failed logins and sign-ups are counted per window
+    # (app/limiter.py).
     session_days: int = Field(default=30, ge=1)
     # OWASP's Argon2id minimum (19 MiB, 2 passes, 1 lane): about 80 ms on a server core.
     argon2_time_cost: int = Field(default=2, ge=1)
     argon2_memory_kib: int = Field(default=19 * 1024, ge=8)
     argon2_parallelism: int = Field(default=1, ge=1)
-    login_window: int = Field(default=15 * 60, ge=1)  # seconds failures are counted over
+    # Failed logins on one username from one client address, and from one address
+    # whatever the username, within login_window seconds; and on one username (an account
+    # or not) from every address together within login_account_window: a slower limit,
+    # so that failures from one address do not lock the owner out at another.
+    login_window: int = Field(default=15 * 60, ge=1)
     login_failures_per_username: int = Field(default=10, ge=1)
     login_failures_per_address: int = Field(default=50, ge=1)
+    login_failures_per_account: int = Field(default=100, ge=1)
+    login_account_window: int = Field(default=3600, ge=1)
     signup_window: int = Field(default=3600, ge=1)
     signups_per_address: int = Field(default=10, ge=1)
 
@@ -121,6 +129,13 @@ class Settings(BaseSettings):
     trusted_proxies: str = Field(
         default="", validation_alias=AliasChoices("trusted_proxies", "forwarded_allow_ips"))
 
+    # Every REST call under /api (docs/protocol.md, "Limits"), per bearer token and per
+    # client address, over the whole cluster: rates in the notation of the `limits`
+    # library, each of them holding ("10/second;300/minute": bursts of 10, 5 a second
+    # sustained); more get 429 `too_many_requests`.
+    rest_rate_per_token: str = "10/second;300/minute"
+    rest_rate_per_address: str = "30/second;1200/minute"
+
     # WebSocket limits.
     ws_max_message: int = Field(default=4096, ge=256)
     ws_rate: float = Field(default=10, gt=0)  # messages per second, sustained
@@ -148,6 +163,12 @@ class Settings(BaseSettings):
                     raise ValueError(f"TRUSTED_PROXIES: {proxy!r} is neither an IP address "
                                      "nor a network (nor \"*\" alone)") from None
         return ",".join(proxies)
+
+    @field_validator("rest_rate_per_token", "rest_rate_per_address")
+    @classmethod
+    def _rates(cls, value: str) -> str:
+        parse_many(value)  # a ValueError names the notation it could not read
+        return value
 
     @model_validator(mode="after")
     def _cluster_on_postgresql(self) -> Settings:

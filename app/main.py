@@ -18,10 +18,10 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Scope
 
-from .accounts.limits import make_counters
 from .accounts.service import make_accounts
 from .analysis import Analyses
 from .api.errors import add_error_handlers
+from .api.rest_limits import RATE_LIMITED, RestLimits
 from .api.routes import (
     accounts,
     analysis,
@@ -46,6 +46,7 @@ from .db.ratings import RatingStore
 from .db.session import Database
 from .db.storage import DatabaseStorage
 from .headers import SecurityHeaders
+from .limiter import make_limiter
 from .logs import log_config
 from .matchmaking import Matchmaker
 from .monitor import LagMonitor
@@ -89,10 +90,11 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
             app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
                                                  clock or LoopClock())
             redis = None if cluster is None else cluster.redis
-            app.state.accounts = await make_accounts(settings, database, app.state.tokens, redis)
+            app.state.limiter = limiter = make_limiter(redis, settings.redis_prefix)
+            app.state.accounts = await make_accounts(settings, database, app.state.tokens,
+                                                     limiter, redis)
             app.state.monitor = monitor
-            app.state.analyses = analyses = Analyses(
-                settings, database, make_counters(redis, settings.redis_prefix))
+            app.state.analyses = analyses = Analyses(settings, database, limiter)
             await bots.start()
             monitor.start()
             try:
@@ -124,21 +126,18 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         docs_url=None,  # served by app/api/routes/docs.py, with its own policy
         redoc_url=None,
     )
-    app.include_router(guests.router, prefix="/api")
-    app.include_router(accounts.router, prefix="/api")
-    app.include_router(tables.router, prefix="/api")
-    app.include_router(play.router, prefix="/api")
+    for router in (guests.router, accounts.router, tables.router, play.router, server.router,
+                   cluster.router):
+        app.include_router(router, prefix="/api", responses=RATE_LIMITED)
     app.include_router(ws.router, prefix="/api")
-    app.include_router(server.router, prefix="/api")
-    app.include_router(cluster.router, prefix="/api")
-    app.include_router(history.router)  # its own prefix, /api
-    app.include_router(players.router)  # /api too
-    app.include_router(analysis.router)  # /api too
+    for router in (history.router, players.router, analysis.router):  # their own /api
+        app.include_router(router, responses=RATE_LIMITED)
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
     app.include_router(docs.router)  # /docs
 
     add_error_handlers(app)
     app.add_middleware(Routing)  # a no-op unless app.state.cluster (REDIS_URL) is set
+    app.add_middleware(RestLimits, settings=settings)  # outside Routing: counted where it came
 
     app.mount("/", ClientFiles(directory=STATIC, html=True), name="client")
     return app

@@ -273,6 +273,7 @@ class Cluster:
             "MAX_TABLES_PER_ADDRESS": "100000",
             "MAX_SOCKETS_PER_ADDRESS": "100000",
             "MAX_TABLES": "100000",
+            "REST_RATE_PER_ADDRESS": "100000/second",
         }
 
     async def start(self, count: int, http: httpx2.AsyncClient) -> None:

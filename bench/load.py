@@ -370,6 +370,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
         "MAX_TABLES_PER_ADDRESS": str(args.tables + args.hard_tables),
         "MAX_SOCKETS_PER_ADDRESS": str(args.tables + args.hard_tables),
         "ANALYSIS_SLOTS": str(max(1, args.analyses)),  # the analyses are asked for at once
+        "REST_RATE_PER_ADDRESS": "100000/second",
         "SECRET_KEY": "load-benchmark-secret-key",
     } | ({} if args.analysis_samples is None else {"ANALYSIS_SAMPLES": str(args.analysis_samples)})
     server = subprocess.Popen([sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],

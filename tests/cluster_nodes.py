@@ -162,6 +162,8 @@ class Cluster:
             "DEFAULT_TURN_SECONDS": "600",  # the human's timer never plays for the test
             "WS_RATE": "10000",  # the test acts as fast as the bots
             "WS_BURST": "10000",
+            "REST_RATE_PER_TOKEN": "100000/second",
+            "REST_RATE_PER_ADDRESS": "100000/second",
             "LOG_LEVEL": "info",
         } | env
         self.nodes = {node_id: Node(node_id, folder, base) for node_id in ids}

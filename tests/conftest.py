@@ -40,12 +40,14 @@ def bot_pool_on_demand(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def app_settings(**overrides: Any) -> Settings:
-    """Bots answer at once and the rate limit stays out of the way, unless overridden;
+    """Bots answer at once and the rate limits stay out of the way, unless overridden;
     so do the per-address limits, since every test client has the same address."""
     values: dict[str, Any] = {
         "max_tables_per_address": 10_000,
         "max_sockets_per_address": 10_000,
         "analyses_per_address": 10_000,
+        "rest_rate_per_token": "100000/second",
+        "rest_rate_per_address": "100000/second",
         "secret_key": "test-secret-key-0123456789",
         "bot_delay": 0,
         "ws_rate": 10_000,

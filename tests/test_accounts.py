@@ -4,11 +4,15 @@ too), who am I, every refusal with its code, the limits, and no password anywher
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx2
 import pytest
 from alembic import command
 from argon2 import PasswordHasher
@@ -32,7 +36,7 @@ from app.tables import Client, Close
 from app.vocabulary import SeatKind
 from tests.test_db_support import opened
 
-from .conftest import Rest, app_settings
+from .conftest import LiveServer, Rest, app_settings, run_server
 from .test_app_ws import seated
 from .test_db_support import run
 
@@ -43,8 +47,25 @@ Account = dict[str, str]
 
 
 def make_client(url: str, **overrides: Any) -> TestClient:
-    limits = {"login_failures_per_address": 1000, "signups_per_address": 1000} | overrides
-    return TestClient(create_app(app_settings(database_url=url, **limits), MemoryStorage()))
+    return TestClient(create_app(app_settings(database_url=url, **limits(overrides)),
+                                 MemoryStorage()))
+
+
+def limits(overrides: dict[str, Any]) -> dict[str, Any]:
+    return {"login_failures_per_address": 1000, "signups_per_address": 1000} | overrides
+
+
+@contextmanager
+def served(url: str, **overrides: Any) -> Iterator[LiveServer]:
+    """A real uvicorn server: the bursts need calls that truly run at once."""
+    yield from run_server(app_settings(database_url=url, **limits(overrides)))
+
+
+def at(address: str) -> httpx2.AsyncClient:
+    """A client whose calls come from ``address``: any of 127.0.0.0/8 reaches the server
+    on loopback, each a client address of its own, no proxy header needed."""
+    return httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(local_address=address),
+                              timeout=30)
 
 
 @pytest.fixture
@@ -289,6 +310,53 @@ def test_sign_ups_are_limited_per_address(db_url: str) -> None:
         response = client.post("/api/accounts", json={"username": "third", "password": SECRET})
         refused(response, 429, "too_many_attempts")
         assert 0 < int(response.headers["Retry-After"]) <= 600
+
+
+def test_a_burst_of_wrong_passwords_stops_at_the_limit(db_url: str) -> None:
+    """60 wrong passwords at once on one username: 10 are checked, the other 50 refused
+    before any check, and the right one sent next is refused as well."""
+    async def burst(server: LiveServer) -> None:
+        async with at("127.0.0.1") as http:
+            url = server.http + "/api/sessions"
+            await http.post(server.http + "/api/accounts",
+                            json={"username": "rada", "password": SECRET})
+            wrong = {"username": "rada", "password": "not the password"}
+            answers = await asyncio.gather(*(http.post(url, json=wrong) for _ in range(60)))
+            assert Counter(a.status_code for a in answers) == {401: 10, 429: 50}
+            right = await http.post(url, json={"username": "rada", "password": SECRET})
+            refused(right, 429, "too_many_attempts")
+            assert 0 < int(right.headers["Retry-After"]) <= 15 * 60
+
+    with served(db_url) as server:
+        run(burst(server))
+
+
+def test_failures_from_one_address_do_not_lock_the_owner_out_at_another(db_url: str) -> None:
+    """Per username at one address, then the slower limit on the username from every
+    address (5 here): the owner's right password at another address gets in until the
+    failures of all addresses together reach it."""
+    async def body(server: LiveServer) -> None:
+        url = server.http + "/api/sessions"
+        right = {"username": "mira", "password": SECRET}
+        wrong = {"username": "mira", "password": "not the password"}
+        async with at("127.0.0.1") as owner, at("127.0.0.2") as attacker, \
+                at("127.0.0.3") as other:
+            assert (await owner.post(server.http + "/api/accounts", json=right)
+                    ).status_code == 201
+            for _ in range(3):
+                assert (await attacker.post(url, json=wrong)).status_code == 401
+            refused(await attacker.post(url, json=right), 429, "too_many_attempts")
+            assert (await owner.post(url, json=right)).status_code == 201
+            assert (await owner.post(url, json=wrong)).status_code == 401  # its own count
+            # Logins that succeed give their attempt back: they use up no one's budget.
+            for _ in range(6):
+                assert (await owner.post(url, json=right)).status_code == 201
+            assert (await other.post(url, json=wrong)).status_code == 401  # 5 in all now
+            for client in (owner, other):
+                refused(await client.post(url, json=right), 429, "too_many_attempts")
+
+    with served(db_url, login_failures_per_username=3, login_failures_per_account=5) as server:
+        run(body(server))
 
 
 def test_no_password_in_logs_or_error_bodies(client: TestClient,

@@ -1,12 +1,15 @@
-"""Accounts across two real nodes sharing Redis and PostgreSQL: a logout on one node
-closes the socket held on the other at once, and so do logins on it that push the session
-out (MAX_SESSIONS); failed logins count on every node alike, and a guest who signs up on
-one node loses its guest token on the other."""
+"""Accounts across real nodes sharing Redis and PostgreSQL: a logout on one node closes
+the socket held on the other at once, and so do logins on it that push the session out
+(MAX_SESSIONS); failed logins count on every node alike (a burst spread over three nodes
+too, and sign-ups), and a guest who signs up on one node loses its guest token on the
+other."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -89,4 +92,33 @@ async def _drain(socket: Any) -> None:
 def test_accounts_across_nodes(tmp_path: Path) -> None:
     with cluster_of(tmp_path, "AB", env=ENV) as cluster:
         cluster.run(within(across_nodes(cluster), GUARD, "the test"))
+        assert cluster.errors() == []
+
+
+async def bursts(cluster: Cluster) -> None:
+    """60 wrong passwords and 30 sign-ups at once, spread over three nodes: each limit
+    (the defaults: 10 failures per username at an address, 10 sign-ups per address)
+    holds over the cluster, and the right password sent next is refused on every node."""
+    nodes = [cluster["A"], cluster["B"], cluster["C"]]
+    credentials = {"username": "ana", "password": SECRET}
+    wrong = {"username": "ana", "password": "not the password"}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        await call(http, "POST", nodes[0], "/api/accounts", body=credentials, status=201)
+        answers = await asyncio.gather(*(
+            http.post(nodes[i % 3].http + "/api/sessions", json=wrong) for i in range(60)))
+        assert Counter(a.status_code for a in answers) == {401: 10, 429: 50}
+        for node in nodes:
+            await call(http, "POST", node, "/api/sessions", body=credentials, status=429)
+
+        answers = await asyncio.gather(*(
+            http.post(nodes[i % 3].http + "/api/accounts",
+                      json={"username": f"lena{i}", "password": SECRET})
+            for i in range(30)))
+        # The account above was the address's first sign-up.
+        assert Counter(a.status_code for a in answers) == {201: 9, 429: 21}
+
+
+def test_bursts_stop_at_the_limits_across_three_nodes(tmp_path: Path) -> None:
+    with cluster_of(tmp_path, "ABC", env=ENV | {"LOGIN_FAILURES_PER_USERNAME": "10"}) as cluster:
+        cluster.run(within(bursts(cluster), GUARD, "the test"))
         assert cluster.errors() == []

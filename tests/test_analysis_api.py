@@ -11,15 +11,17 @@ import asyncio
 import subprocess
 import sys
 import uuid
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, update
 
-from app.accounts.limits import MemoryCounters
 from app.analysis import Analyses
 from app.config import Settings
 from app.db import analyses as rows
@@ -27,11 +29,12 @@ from app.db import models
 from app.db.migrate import upgrade
 from app.db.repository import Repository
 from app.db.session import Database
+from app.limiter import make_limiter
 from app.main import create_app
 from app.storage import MemoryStorage
 from engine import Options
 from tests.cluster_nodes import REDIS_SERVER, ROOT
-from tests.conftest import app_settings
+from tests.conftest import app_settings, run_server
 from tests.test_db_support import opened, play_logged, run
 from tests.test_matchmaking_queue import delete_keys
 from tests.waiting import eventually, eventually_sync
@@ -165,6 +168,33 @@ def test_an_address_asks_for_so_many_new_analyses_a_window(sqlite_url: str) -> N
         assert client.post("/api/matches/done/analysis").status_code == 202
 
 
+async def store_more(url: str, match_ids: list[str]) -> None:
+    async with opened(url) as db:
+        for seed, match_id in enumerate(match_ids):
+            await play_logged(Repository(db), match_id, SHORT, seed)
+
+
+def test_a_burst_of_new_analyses_stops_at_the_limit(sqlite_url: str) -> None:
+    """Six new analyses asked for at once from one address, two allowed: two are made,
+    however the six interleave (each is counted before its job is)."""
+    matches = ["done", "secret"] + [f"more{i}" for i in range(4)]
+    run(store_more(sqlite_url, matches[2:]))
+    settings = app_settings(database_url=sqlite_url, analysis_workers=0,
+                            analyses_per_address=2)
+
+    async def burst(base: str) -> None:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            answers = await asyncio.gather(*(
+                http.post(f"{base}/api/matches/{match_id}/analysis") for match_id in matches))
+        assert Counter(a.status_code for a in answers) == {202: 2, 429: 4}
+        assert {a.json()["detail"]["code"] for a in answers if a.status_code == 429} == {
+            "too_many_analyses_for_you"}
+
+    with contextmanager(run_server)(settings) as server:
+        run(burst(server.http))
+    assert sum(row(sqlite_url, match_id) is not None for match_id in matches) == 2
+
+
 # In a cluster: the jobs go through saq's Redis queue; two nodes share it and the database.
 
 @pytest.fixture
@@ -193,7 +223,7 @@ def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, 
     settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
                         node_id=name, analysis_samples=1, analysis_nice=0, **overrides)
     database = Database(url)
-    return Analyses(settings, database, MemoryCounters()), database
+    return Analyses(settings, database, make_limiter(None, prefix)), database
 
 
 async def until_done(url: str, match_id: str) -> rows.AnalysisRow:

@@ -16,6 +16,7 @@ from app.auth import Tokens
 from app.db.repository import Repository
 from app.db.session import Database
 from app.db.storage import MATCH_END
+from app.limiter import make_limiter
 from app.matchlog import MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.vocabulary import EndReason, SeatKind
 from engine import Options, replay
@@ -80,7 +81,8 @@ async def with_client(url: str, body: Any) -> None:
     app = FastAPI()
     app.include_router(history.router)
     app.state.database = db
-    app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS, None)
+    app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS,
+                                             make_limiter(None, ""), None)
     try:
         repo = Repository(db, MATCH_END)  # the server's: stats read the tallies
         transport = httpx2.ASGITransport(app=app)

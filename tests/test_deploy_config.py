@@ -1,7 +1,7 @@
 """Deployment without a server process of its own: the compose file runs what
 ``make run`` runs and names only real settings, and its nodes believe the balancer alone
 about players' addresses; secrets in production and in development; what a stopping
-server answers, and what its tables finish first."""
+server answers, and what its tables finish first; the balancer's limit on REST calls."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]  # no stubs pinned
 from fastapi.testclient import TestClient
+from limits import parse_many
 from pydantic import ValidationError
 
 import app.__main__ as entry_point
+from app.api.errors import ErrorBody
 from app.bots import BotRunner
 from app.config import Settings, get_settings
 from app.main import create_app, server_config
@@ -250,3 +252,62 @@ def test_stopping_tables_finish_the_commands_in_hand() -> None:
 def test_the_readme_lists_every_setting() -> None:
     readme = (ROOT / "README.md").read_text()
     assert [name for name in Settings.model_fields if f"`{name.upper()}`" not in readme] == []
+
+
+Directive = tuple[str, list[str], list[Any]]  # name, arguments, the block's directives
+
+
+def nginx_directives(text: str) -> list[Directive]:
+    """deploy/nginx.conf as nested directives: enough of nginx's syntax for this file
+    (words, quoted strings, blocks, comments)."""
+    tokens = re.findall(r"'[^']*'|\"[^\"]*\"|#[^\n]*|[{};]|[^\s{};'\"]+", text)
+    stack: list[list[Directive]] = [[]]
+    words: list[str] = []
+    for token in tokens:
+        if token.startswith("#"):
+            continue
+        if token in (";", "{"):
+            directive: Directive = (words[0], words[1:], [])
+            stack[-1].append(directive)
+            if token == "{":
+                stack.append(directive[2])
+            words = []
+        elif token == "}":
+            stack.pop()
+        else:
+            words.append(token.strip("'\""))
+    assert len(stack) == 1 and not words, "unbalanced nginx.conf"
+    return stack[0]
+
+
+def found(directives: list[Directive], name: str, *args: str) -> list[Directive]:
+    return [d for d in directives if d[0] == name and d[1][: len(args)] == list(args)]
+
+
+def test_nginx_limits_rest_calls_per_address_above_the_nodes_limit() -> None:
+    """The shipped balancer refuses a flood of REST calls per client address before the
+    nodes see it (429 in the API's error shape, with Retry-After), at a rate and a burst
+    above the nodes' own REST_RATE_PER_ADDRESS, so that in ordinary use the nodes' limits
+    (per token too) answer first; sockets and the client's files are not held back."""
+    (http,) = found(nginx_directives((ROOT / "deploy" / "nginx.conf").read_text()), "http")
+    (zone,) = found(http[2], "limit_req_zone", "$binary_remote_addr")
+    name = re.fullmatch(r"zone=(\w+):\d+m", zone[1][1])
+    rate = re.fullmatch(r"rate=(\d+)r/s", zone[1][2])
+    assert name and rate and found(http[2], "limit_req_status", "429")
+    nodes = parse_many(Settings.model_fields["rest_rate_per_address"].default)
+    assert int(rate[1]) >= min(item.amount / item.get_expiry() for item in nodes)
+
+    (server,) = found(http[2], "server")
+    locations = {" ".join(d[1]): d[2] for d in found(server[2], "location")}
+    (limit,) = found(locations["/api/"], "limit_req")
+    assert limit[1][0] == f"zone={name[1]}"
+    burst = int(limit[1][1].removeprefix("burst="))
+    assert burst >= max(item.amount for item in nodes if item.get_expiry() == 1)
+    for other in ("~ ^/api/tables/[^/]+/ws$", "/"):
+        assert not found(locations[other], "limit_req"), other
+
+    assert found(server[2], "error_page", "429", "=", "@too_many_requests")
+    refusal = locations["@too_many_requests"]
+    assert found(refusal, "add_header", "Retry-After", "1", "always")
+    (answer,) = found(refusal, "return", "429")
+    assert ErrorBody.model_validate_json(answer[1][1]).detail.code == "too_many_requests"

@@ -89,6 +89,8 @@ class Deployed:
             "DEFAULT_TURN_SECONDS": "600",
             "WS_RATE": "10000",
             "WS_BURST": "10000",
+            "REST_RATE_PER_TOKEN": "100000/second",
+            "REST_RATE_PER_ADDRESS": "100000/second",
         }
         self.log = log
         self.process: asyncio.subprocess.Process | None = None

@@ -88,6 +88,8 @@ class Server:
             "DEFAULT_TURN_SECONDS": "600",  # the human's timer never plays for the test
             "WS_RATE": "10000",  # the test acts as fast as the bots
             "WS_BURST": "10000",
+            "REST_RATE_PER_TOKEN": "100000/second",
+            "REST_RATE_PER_ADDRESS": "100000/second",
             "WS_PING_INTERVAL": "300",
             "WS_IDLE_TIMEOUT": "600",
             "LOG_LEVEL": "warning",

@@ -22,9 +22,9 @@ from ..auth import InvalidToken, Player, Tokens
 from ..config import Settings
 from ..db import accounts as store
 from ..db.session import Database
+from ..limiter import Hit, Limit, Limited, Limiter
 from ..storage import StorageError
 from ..tables import Client
-from .limits import Counters, make_counters
 from .news import ACCOUNT, ENDED, News
 from .passwords import Passwords
 from .sessions import Sessions, is_session_token, token_hash
@@ -36,14 +36,26 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Attempts per window (seconds): failed logins per username and per client
-    address, sign-ups per address."""
+    """Failed logins per username at one client address, per address, and per username
+    from every address (the account's: slower, so that failures from one address do not
+    lock its owner out at another); sign-ups per address."""
 
-    login_window: int
-    per_username: int
-    per_address: int
-    signup_window: int
-    signups_per_address: int
+    login_pair: Limit
+    login_address: Limit
+    login_account: Limit
+    signup: Limit
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(
+            Limit.attempts("login-pair", settings.login_failures_per_username,
+                           settings.login_window),
+            Limit.attempts("login-address", settings.login_failures_per_address,
+                           settings.login_window),
+            Limit.attempts("login-account", settings.login_failures_per_account,
+                           settings.login_account_window),
+            Limit.attempts("signup", settings.signups_per_address, settings.signup_window),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +85,10 @@ BAD_CREDENTIALS = (401, "bad_credentials", "wrong username or password")
 
 class Accounts:
     def __init__(self, database: Database, tokens: Tokens, passwords: Passwords,
-                 sessions: Sessions, counters: Counters, limits: Limits,
+                 sessions: Sessions, limiter: Limiter, limits: Limits,
                  redis: Redis | None = None, prefix: str = "") -> None:
         self._db, self._tokens, self._passwords = database, tokens, passwords
-        self._sessions, self._counters, self._limits = sessions, counters, limits
+        self._sessions, self._limiter, self._limits = sessions, limiter, limits
         self._sockets = SessionSockets()
         # Guests turned accounts, with when this node heard of it: kept for a guest
         # token's life (set at start), after which their guest tokens are dead anyway.
@@ -141,10 +153,10 @@ class Accounts:
 
     async def register(self, username: str, password: str, caller: Caller | None,
                        address: str | None) -> tuple[Caller, str]:
-        """A new account, or ``caller``'s (a guest's) with its player id and history."""
+        """A new account, or ``caller``'s (a guest's) with its player id and history.
+        Every attempt counts on the address's sign-ups, refused ones too."""
         if address is not None:
-            await self._check(f"signup:{address}", self._limits.signups_per_address)
-            await self._counters.add(f"signup:{address}", self._limits.signup_window)
+            await self._take([(self._limits.signup, address)])
         if caller is not None and caller.username is not None:
             raise AccountError(409, "already_an_account", "you are logged in to an account")
         if fold(password) == fold(username):
@@ -165,19 +177,13 @@ class Accounts:
         """A new session; the same refusal, after the same work, for a wrong username as
         for a wrong password."""
         key = fold(username)
-        user_key, address_key = f"login:{key}", f"login@{address}"
-        await self._check(user_key, self._limits.per_username)
-        if address is not None:
-            await self._check(address_key, self._limits.per_address)
+        attempt = await self._attempt(key, address)
         account = await store.find_account(self._db, key)
         stored = None if account is None else account.password_hash
         matches = await self._passwords.verify(stored, password)  # an unknown user's too
         if account is None or not matches:
-            await self._counters.add(user_key, self._limits.login_window)
-            if address is not None:
-                await self._counters.add(address_key, self._limits.login_window)
-            raise AccountError(*BAD_CREDENTIALS)
-        await self._counters.clear(user_key)
+            raise AccountError(*BAD_CREDENTIALS)  # the attempt stays counted
+        await self._succeeded(attempt, key, address)
         if self._passwords.needs_rehash(account.password_hash):
             await store.set_password(self._db, account.player_id,
                                      await self._passwords.hash(password))
@@ -188,17 +194,18 @@ class Accounts:
         await self._sessions.end(session)
         await self._news.tell(ENDED, session)
 
-    async def change_password(self, caller: Caller, old: str, new: str) -> None:
+    async def change_password(self, caller: Caller, old: str, new: str,
+                              address: str | None) -> None:
         """A new password; every other session of the account ends (this one goes on).
         A wrong ``old`` counts as a failed login."""
         session = self._account(caller)
         assert caller.username is not None
-        user_key = f"login:{fold(caller.username)}"
-        await self._check(user_key, self._limits.per_username)
+        key = fold(caller.username)
+        attempt = await self._attempt(key, address)
         account = await store.account_of(self._db, caller.player.id)
         if account is None or not await self._passwords.verify(account.password_hash, old):
-            await self._counters.add(user_key, self._limits.login_window)
             raise AccountError(*BAD_CREDENTIALS)
+        await self._succeeded(attempt, key, address)
         if fold(new) == fold(caller.username):
             raise AccountError(422, "weak_password", "the password cannot be the username")
         await store.set_password(self._db, caller.player.id, await self._passwords.hash(new))
@@ -223,11 +230,30 @@ class Accounts:
             await self._news.tell(ENDED, session)
         return Caller(Player(player_id, username), username, token_hash(token)), token
 
-    async def _check(self, key: str, limit: int) -> None:
-        wait = await self._counters.blocked(key, limit)
-        if wait is not None:
+    async def _attempt(self, key: str, address: str | None) -> list[Hit]:
+        """Count a password check of the username ``key`` before it is made, so that a
+        burst of them stops at the limits however many run at once."""
+        limits = self._limits
+        wanted = [(limits.login_account, key)]
+        if address is not None:
+            wanted += [(limits.login_pair, _pair(address, key)), (limits.login_address, address)]
+        return await self._take(wanted)
+
+    async def _succeeded(self, attempt: list[Hit], key: str, address: str | None) -> None:
+        """A right password: its attempt is given back (a failure budget, not a count of
+        logins), and the failures of this username at this address are forgiven, which
+        only someone who knows the password can do."""
+        await self._limiter.give_back(attempt)
+        if address is not None:
+            await self._limiter.clear(self._limits.login_pair, _pair(address, key))
+
+    async def _take(self, wanted: list[tuple[Limit, str]]) -> list[Hit]:
+        try:
+            return await self._limiter.take(wanted)
+        except Limited as limited:
+            wait = limited.retry_after
             raise AccountError(429, "too_many_attempts",
-                               f"too many attempts; try again in {wait} s", wait)
+                               f"too many attempts; try again in {wait} s", wait) from None
 
     @staticmethod
     def _account(caller: Caller) -> str:
@@ -237,18 +263,21 @@ class Accounts:
         return caller.session
 
 
+def _pair(address: str, key: str) -> str:
+    """The key of a username at an address: the address first, which the caller cannot
+    choose, so that no username makes another address's key."""
+    return f"{address}/{key}"
+
+
 async def make_accounts(settings: Settings, database: Database, tokens: Tokens,
-                        redis: Redis | None) -> Accounts:
-    """The server's accounts, started; with ``redis`` (a cluster's) the counters, the
-    session cache and the news are shared by every node."""
+                        limiter: Limiter, redis: Redis | None) -> Accounts:
+    """The server's accounts, started; with ``redis`` (a cluster's) the session cache
+    and the news are shared by every node (and ``limiter`` counts there too)."""
     prefix = settings.redis_prefix
     passwords = await asyncio.to_thread(Passwords, settings.argon2_time_cost,
                                         settings.argon2_memory_kib, settings.argon2_parallelism)
-    limits = Limits(settings.login_window, settings.login_failures_per_username,
-                    settings.login_failures_per_address, settings.signup_window,
-                    settings.signups_per_address)
     accounts = Accounts(database, tokens, passwords,
                         Sessions(database, settings.session_days, redis, prefix),
-                        make_counters(redis, prefix), limits, redis, prefix)
+                        limiter, Limits.of(settings), redis, prefix)
     await accounts.start(timedelta(seconds=settings.token_max_age))
     return accounts

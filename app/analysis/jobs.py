@@ -11,12 +11,12 @@ from typing import Any
 
 from ai import review as ai_review
 
-from ..accounts.limits import Counters
 from ..config import Settings
 from ..db import analyses as rows
 from ..db import queries
 from ..db.analyses import AnalysisRow, Requester
 from ..db.session import Database, StorageError
+from ..limiter import Hit, Limit, Limited, Limiter
 from .admission import Admission
 from .pool import ReviewPool
 from .queues import JobQueue, LocalQueue, SaqQueue
@@ -46,11 +46,11 @@ class Analyses:
     """This server's analyses: asked for and read by the routes, run by ``queue``'s
     workers through :meth:`run`."""
 
-    def __init__(self, settings: Settings, database: Database, counters: Counters) -> None:
+    def __init__(self, settings: Settings, database: Database, limiter: Limiter) -> None:
         self._database = database
-        self._counters = counters
-        self._per_address = settings.analyses_per_address
-        self._window = settings.analysis_window
+        self._limiter = limiter
+        self._per_address = Limit.attempts("analyses", settings.analyses_per_address,
+                                           settings.analysis_window)
         self._seed = settings.analysis_seed
         self._samples = settings.analysis_samples or ai_review.DEFAULT_SAMPLES
         self._admit = Admission(settings.analysis_queue_max, settings.analysis_slots)
@@ -89,24 +89,30 @@ class Analyses:
         SlotsFull while ``player_id`` or ``address`` holds its share of them
         (:mod:`.admission`); asking for a job that exists costs nothing.  In a cluster, a
         pending job is queued again, which saq ignores while it holds the job: a job that
-        Redis lost (or gave up on) is taken up again by the next request.  (Counters raise
-        RedisError while a cluster's Redis is down.)"""
+        Redis lost (or gave up on) is taken up again by the next request.  (The limiter
+        raises RedisError while a cluster's Redis is down.)"""
         over = await rows.match_over(self._database, match_id)
         if over is None:
             raise MatchNotFound(match_id)
         if not over:
             raise MatchNotOver(match_id)
-        key = f"analyses:{address}"
+        asked: list[Hit] = []  # counted before the job is made, given back if it is not
         if await rows.get(self._database, match_id) is None:
-            wait = await self._counters.blocked(key, self._per_address)
-            if wait is not None:
-                raise TooManyForYou(wait)
-        row, created = await rows.create(self._database, match_id, self._seed, self._samples,
-                                         Requester(player_id, address), self._admit)
+            try:
+                asked = await self._limiter.take([(self._per_address, str(address))])
+            except Limited as limited:
+                raise TooManyForYou(limited.retry_after) from None
+        try:
+            row, created = await rows.create(self._database, match_id, self._seed,
+                                             self._samples, Requester(player_id, address),
+                                             self._admit)
+        except Exception:  # refused (QueueFull, SlotsFull) or failed: no job, no cost
+            await self._limiter.give_back(asked)
+            raise
+        if not created:  # another request made it meanwhile: this one costs nothing
+            await self._limiter.give_back(asked)
         if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
             await self.queue.put(match_id)
-        if created:  # counted once queued: a count Redis failed to keep is the asker's gain
-            await self._counters.add(key, self._window)
         return row
 
     async def get(self, match_id: str) -> AnalysisRow | None:

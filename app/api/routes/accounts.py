@@ -23,7 +23,8 @@ _refusals = error_responses({
     401: "`bad_credentials`, or a missing or bad token",
     409: "`username_taken`, `already_an_account`, `not_an_account`",
     422: "`bad_username`, `reserved_username`, `weak_password`, or a malformed body",
-    429: "`too_many_attempts`, with `Retry-After` in seconds",
+    429: "`too_many_attempts` (logins, sign-ups), `too_many_requests` (any call: the REST "
+         "rate), with `Retry-After` in seconds",
     503: "`storage_unavailable`, `cluster_unavailable` (Redis), with `Retry-After`",
 })
 
@@ -91,10 +92,10 @@ async def me(caller: CallerDep) -> Me:
 
 
 @router.put("/me/password", status_code=status.HTTP_204_NO_CONTENT, responses=_refusals)
-async def change_password(body: PasswordChange, caller: CallerDep,
+async def change_password(body: PasswordChange, caller: CallerDep, address: AddressDep,
                           accounts: AccountsDep) -> Response:
     """A new password; every other session of the account ends, this one goes on.  A
     wrong `old` answers `bad_credentials` and counts as a failed login."""
     with refusals():
-        await accounts.change_password(caller, body.old, body.new)
+        await accounts.change_password(caller, body.old, body.new, address)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
