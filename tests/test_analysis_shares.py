@@ -139,18 +139,18 @@ def test_the_queue_never_holds_more_than_its_cap_under_a_burst(fresh: Site) -> N
 
 
 def test_two_requesters_cannot_take_every_slot(fresh: Site) -> None:
-    """Two players on two addresses each ask for 12 analyses at once (their window of
+    """Two players on two addresses each ask for 10 analyses at once (their window of
     ANALYSES_PER_ADDRESS, 10, let the two fill the 20 places): each gets its share, 3, the
     rest 429 ``analysis_slots_full_for_you``; a third still gets a job queued."""
     async def body() -> None:
         first, second, third = (fresh.address() for _ in range(3))
         one, two, three = [await fresh.guest(address) for address in (first, second, third)]
-        requests: list[Ask] = [(first, one, f"m{i:02}") for i in range(12)]
-        requests += [(second, two, f"m{i:02}") for i in range(12, 24)]
+        requests: list[Ask] = [(first, one, f"m{i:02}") for i in range(10)]
+        requests += [(second, two, f"m{i:02}") for i in range(10, 20)]
         answers = await fresh.ask(requests)
-        for mine in (answers[:12], answers[12:]):
+        for mine in (answers[:10], answers[10:]):
             assert tally(mine) == {(202, None): SLOTS,
-                                   (429, "analysis_slots_full_for_you"): 12 - SLOTS}
+                                   (429, "analysis_slots_full_for_you"): 10 - SLOTS}
         assert all(r.headers["Retry-After"] == "60" for r in answers if r.status_code == 429)
         late = await fresh.ask([(third, three, "m30")])
         assert codes(late) == [(202, None)]
