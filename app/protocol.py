@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from .events import ChatEvent, Event
 from .models import TablePublic
 
 PROTOCOL_VERSION = 1
@@ -148,13 +149,13 @@ class State(BaseModel):
 
     type: StateKind
     version: int
-    event: dict[str, Any] | None = None
+    event: Event | None = None
     table: TablePublic
     seat: int | None
     view: dict[str, Any] | None
     turn: int | None
     deadline: int | None = Field(description="Unix time in ms when the turn times out.")
-    chat: list[dict[str, Any]] | None = Field(
+    chat: list[ChatEvent] | None = Field(
         default=None, description="Snapshots only: the table's last chat messages the "
         "recipient may read, oldest first (app/tables/chat.py).")
 

@@ -6,12 +6,15 @@ public facts alone, so a spectator's view never passes through a seat's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine import Action, Match, action_name
 from engine.actions import is_announce, is_play
 
-from .replays import trick_out
+from .events import ActionEvent
+from .replays import ResultOut, TrickOut, trick_out
+from .vocabulary import Actor
 
 
 def spectator_view(match: Match) -> dict[str, Any]:
@@ -20,24 +23,40 @@ def spectator_view(match: Match) -> dict[str, Any]:
     return match.public_observation().to_dict()
 
 
-def action_event(seat: int, action: Action, viewer: int | None) -> dict[str, Any]:
-    """An accepted action as ``viewer`` may learn it: an announcement's cards stay with
-    the announcer until the deal is over (its kind and value are in the view)."""
-    hidden = is_announce(action) and viewer != seat
-    return {"kind": "action", "seat": seat, "action": "announce" if hidden else action_name(action)}
+def action_events(seat: int, action: Action, by: Actor, trick: TrickOut | None = None,
+                  deal_results: list[ResultOut] | None = None,
+                  ) -> Callable[[int | None], ActionEvent]:
+    """An accepted action's event as each viewer may learn it: an announcement's cards
+    stay with the announcer until the deal is over (its kind and value are in the view).
+    ``trick`` and ``deal_results`` are the same for everyone (:func:`trick_event`,
+    :func:`results`).  Built once per action (twice for an announcement), not once per
+    socket of the table."""
+    told = ActionEvent(seat=seat, action=action_name(action), by=by, trick=trick,
+                       deal_results=deal_results)
+    if not is_announce(action):
+        return lambda viewer: told
+    hidden = ActionEvent(seat=seat, action="announce", by=by, trick=trick,
+                         deal_results=deal_results)
+    return lambda viewer: told if viewer == seat else hidden
 
 
-def trick_event(match: Match, action: Action) -> dict[str, Any]:
-    """``{"trick": ...}`` when ``action``, just applied to ``match``, was the card that
-    completed a trick, else ``{}``: to merge into that action's event, so that a client
-    shows the trick fall and who took it without working it out from two states.
+def trick_event(match: Match, action: Action) -> TrickOut | None:
+    """The trick ``action``, just applied to ``match``, completed, if it was a trick's
+    last card: for that action's event, so that a client shows the trick fall and who
+    took it without working it out from two states.
 
-    Its shape is the replay's :class:`TrickOut`.  Every seat saw the trick's cards fall,
-    so it is the same for everyone, spectators included."""
+    Its shape is the replay's.  Every seat saw the trick's cards fall, so it is the same
+    for everyone, spectators included."""
     deal = match.deal
     if deal is None or not is_play(action) or deal.trick:
-        return {}  # not a card, or a card into a trick still open
+        return None  # not a card, or a card into a trick still open
     if not deal.tricks:  # the deal's last trick: the next deal has been dealt
         deal = match.deals[-2]
     leader, cards = deal.tricks[-1]
-    return {"trick": trick_out(leader, cards, deal.contract).model_dump()}
+    return trick_out(leader, cards, deal.contract)
+
+
+def results(match: Match, finished: int) -> list[ResultOut] | None:
+    """The results of the deals ``match`` finished since it had ``finished`` of them, for
+    the event of the action that ended them; None if it ended none."""
+    return [ResultOut.model_validate(r.to_dict()) for r in match.results[finished:]] or None

@@ -83,9 +83,10 @@ class LiveServer:
         return f"ws://127.0.0.1:{self.port}/api/tables/{table_id}/ws"
 
 
-def run_server(settings: Settings) -> Iterator[LiveServer]:
-    """uvicorn configured as ``python -m app`` does, on a loopback port of its own."""
-    app = create_app(settings, MemoryStorage())
+def run_server(settings: Settings, app: FastAPI | None = None) -> Iterator[LiveServer]:
+    """uvicorn configured as ``python -m app`` does, on a loopback port of its own, serving
+    ``app`` (by default one whose tables log to a MemoryStorage)."""
+    app = app or create_app(settings, MemoryStorage())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(server_config(settings, app))
@@ -131,16 +132,21 @@ class Rest:
         assert response.status_code == 201, response.text
         table_id: str = response.json()["id"]
         for seat, who in enumerate(seats):
-            if isinstance(who, str):
-                response = self.http.put(f"/api/tables/{table_id}/seats/{seat}/bot",
-                                         json={"level": who}, headers=self.auth(owner))
-            else:
-                response = self.http.put(f"/api/tables/{table_id}/seats/{seat}",
-                                         headers=self.auth(who))
-            assert response.status_code == 200, response.text
+            self.sit(table_id, seat, who, owner)
         if start:
             self.start(table_id, owner)
         return table_id
+
+    def sit(self, table_id: str, seat: int, who: dict[str, str] | str,
+            owner: dict[str, str]) -> None:
+        """``who`` sits at ``seat``: a guest, or a bot of that level put in by ``owner``."""
+        if isinstance(who, str):
+            response = self.http.put(f"/api/tables/{table_id}/seats/{seat}/bot",
+                                     json={"level": who}, headers=self.auth(owner))
+        else:
+            response = self.http.put(f"/api/tables/{table_id}/seats/{seat}",
+                                     headers=self.auth(who))
+        assert response.status_code == 200, response.text
 
     def start(self, table_id: str, who: dict[str, str]) -> None:
         response = self.http.post(f"/api/tables/{table_id}/start", headers=self.auth(who))

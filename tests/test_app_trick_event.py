@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from app.main import create_app
+from app.replays import TrickOut
 from app.storage import MemoryStorage
 from app.views import trick_event
 from engine import Match, Options, card_name
@@ -35,28 +36,29 @@ def test_only_the_card_that_completes_a_trick_tells_it(variant: str) -> None:
     for seed in range(2):
         match = Match(Options.make(variant), seed=seed)
         rng = random.Random(seed)
-        told: dict[int, list[dict[str, Any]]] = defaultdict(list)  # deal index -> tricks
+        told: dict[int, list[TrickOut]] = defaultdict(list)  # deal index -> tricks
         while not match.is_over:
             assert match.deal is not None
             index, completes = len(match.deals) - 1, len(match.deal.trick) == 3
             action = rng.choice(match.legal_actions())
             match.apply_action(action)
-            event = trick_event(match, action)
+            trick = trick_event(match, action)
             if is_play(action) and completes:
-                told[index].append(event["trick"])
+                assert trick is not None
+                told[index].append(trick)
             else:
-                assert event == {}
+                assert trick is None
         for index, deal in enumerate(match.deals):
             tricks = told[index]
-            assert [(t["leader"], t["cards"]) for t in tricks] == [
+            assert [(t.leader, t.cards) for t in tricks] == [
                 (leader, [card_name(c) for c in cards]) for leader, cards in deal.tricks]
             if not tricks:
                 continue  # a thrown-in deal
             winners = [leader for leader, _ in deal.tricks[1:]] + [deal.leader]
-            assert [t["winner"] for t in tricks] == winners
+            assert [t.winner for t in tricks] == winners
             points = [0, 0]
-            for trick in tricks:
-                points[trick["winner"] % 2] += trick["points"]
+            for told_trick in tricks:
+                points[told_trick.winner % 2] += told_trick.points
             points[winners[-1] % 2] += LAST_TRICK
             assert points == deal.points
 

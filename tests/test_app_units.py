@@ -12,12 +12,13 @@ from fastapi.testclient import TestClient
 from ai import Level
 from app.auth import InvalidToken, Tokens
 from app.bots import BotRunner
+from app.events import ActionEvent
 from app.main import create_app
 from app.matchlog import LoggedAction, MatchEnd, MatchMeta, Owner, Seat, TableMeta
 from app.protocol import ActionRequest, Hello, ProtocolError, parse
 from app.storage import MemoryStorage, StorageError
 from app.tables import BotMove, Lobby, PlayAction, TakeBack
-from app.views import action_event, spectator_view
+from app.views import action_events, spectator_view
 from app.vocabulary import Actor, EndReason, SeatKind
 from engine import Match, Options, action_name, write_record
 from engine.actions import ANNOUNCE
@@ -61,11 +62,13 @@ def test_action_event_shows_announced_cards_to_the_announcer_only() -> None:
     assert deal is not None
     seat, combo = deal.announcements[0]
     action = ANNOUNCE + combo
-    assert action_event(seat, action, seat)["action"] == action_name(action)
+    event_for = action_events(seat, action, Actor.PLAYER)
+    assert event_for(seat) == ActionEvent(seat=seat, action=action_name(action),
+                                          by=Actor.PLAYER)
     for viewer in [None, *(s for s in range(4) if s != seat)]:
-        assert action_event(seat, action, viewer) == {
-            "kind": "action", "seat": seat, "action": "announce"}
-    assert action_event(1, 5, 2) == {"kind": "action", "seat": 1, "action": action_name(5)}
+        assert event_for(viewer) == ActionEvent(seat=seat, action="announce", by=Actor.PLAYER)
+    assert {action_events(1, 5, Actor.BOT)(viewer) for viewer in (None, 0, 1, 2, 3)} == {
+        ActionEvent(seat=1, action=action_name(5), by=Actor.BOT)}
 
 
 def test_spectator_view_shows_no_card_a_seat_holds() -> None:

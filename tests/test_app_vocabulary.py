@@ -1,6 +1,6 @@
 """``GET /api/protocol``: the words a client takes from the server instead of writing them
-again (protocol version, close codes, bot levels, variants), and that they are the ones
-the server itself uses and documents."""
+again (protocol version, close codes, bot levels, variants, the events' schema), and that
+they are the ones the server itself uses and documents."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from ai import LEVELS
+from app import events
 from app.protocol import PROTOCOL_VERSION, CloseCode
 from app.tables.chat import MAX_TEXT, PHRASES
 from engine.options import VARIANTS
@@ -37,6 +38,7 @@ def test_the_protocol_is_served_as_the_server_defines_it(served: dict[str, Any])
         "levels": {"values": list(LEVELS), "default": "normal"},
         "variants": {"values": list(VARIANTS), "default": "bulgarian"},
         "chat": {"phrases": list(PHRASES), "max_text": MAX_TEXT},
+        "events": events.schema(),
     }
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..events import ChatEvent, Event
 from ..models import TablePublic
 from ..protocol import CloseCode, State, StateKind
 from ..views import spectator_view
@@ -89,7 +90,7 @@ class Audience:
                                 self._table.chat.recent(client)))
 
     def broadcast(
-        self, event_for: Callable[[int | None], dict[str, Any]], skip: Client | None = None,
+        self, event_for: Callable[[int | None], Event], skip: Client | None = None,
         to: Callable[[Client], bool] | None = None,
     ) -> None:
         """An event to everyone here (but ``skip``; of those, only the ones ``to`` picks),
@@ -101,8 +102,8 @@ class Audience:
             if client is not skip and (to is None or to(client)):
                 client.send(self._state(client, "event", event_for(client.seat), info))
 
-    def _state(self, client: Client, kind: StateKind, event: dict[str, Any] | None,
-               info: TablePublic, chat: list[dict[str, Any]] | None = None) -> str:
+    def _state(self, client: Client, kind: StateKind, event: Event | None,
+               info: TablePublic, chat: list[ChatEvent] | None = None) -> str:
         """A snapshot or event for ``client`` alone, built from its seat's view now."""
         table = self._table
         match = table.match

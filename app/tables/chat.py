@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import unicodedata
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..events import ChatEvent
 from ..protocol import Error
 from ..ratelimit import TokenBucket
 from ..text import MAX_MARKS, Refusal, has_visible, refusal
@@ -43,28 +44,28 @@ class Chat:
 
     def __init__(self, table: Table) -> None:
         self._table = table
-        self._recent: deque[dict[str, Any]] = deque(maxlen=KEPT)
+        self._recent: deque[ChatEvent] = deque(maxlen=KEPT)
         self._buckets: dict[str, TokenBucket] = {}
 
-    def recent(self, client: Client) -> list[dict[str, Any]]:
+    def recent(self, client: Client) -> list[ChatEvent]:
         """The recent messages ``client`` may read, oldest first."""
         return list(self._recent) if may_read(self._table, client) else []
 
-    def line(self, client: Client, command: Say) -> dict[str, Any]:
+    def line(self, client: Client, command: Say) -> ChatEvent:
         """The event of ``client``'s message, kept; TableError if it is refused."""
         seat = client.seat
         if seat is None:
             raise TableError("not_seated", "only the seated players chat")
-        said = ({"text": clean_text(command.text)} if command.text is not None
-                else {"phrase": known_phrase(command.phrase)})
+        text, phrase = ((clean_text(command.text), None) if command.text is not None
+                        else (None, known_phrase(command.phrase)))
         player = client.player
         bucket = self._buckets.get(player.id)
         if bucket is None:
             bucket = self._buckets[player.id] = TokenBucket(RATE, BURST, self._table.clock.time)
         if not bucket.take():
             raise TableError("chat_too_fast", "too many chat messages; wait a moment", 429)
-        line = {"kind": "chat", "seat": seat, "player": player.id, "name": player.name,
-                **said, "time": int(self._table.clock.time() * 1000)}
+        line = ChatEvent(seat=seat, player=player.id, name=player.name, text=text,
+                         phrase=phrase, time=int(self._table.clock.time() * 1000))
         self._recent.append(line)
         return line
 

@@ -10,16 +10,17 @@ import logging
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine import Action, IllegalActionError, parse_action
 from engine.errors import UnknownActionError
 
+from ..events import ForfeitEvent, PresenceEvent
 from ..matchlog import LoggedAction
 from ..metrics import ACTION_BROADCAST, ACTIONS
 from ..models import Forfeit
 from ..protocol import Ack, Error
-from ..views import action_event, trick_event
+from ..views import action_events, results, trick_event
 from ..vocabulary import Actor, TableStatus
 from .clients import Client
 from .commands import BotMove, PlayAction, TurnTimeout
@@ -87,11 +88,11 @@ async def turn_timeout(table: Table, command: TurnTimeout) -> None:
         table.forfeit = Forfeit(seat=seat, winner=1 - seat % 2)
         table.version += 1
         await table.finish()
-        table.audience.broadcast(lambda viewer: {"kind": "forfeit", "seat": seat})
+        table.audience.broadcast(lambda viewer: ForfeitEvent(seat=seat))
         return
     if held.missed >= table.settings.missed_turns_to_bot and not held.autoplay:
         held.autoplay = True
-        table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat})
+        table.audience.broadcast(lambda viewer: PresenceEvent(seat=seat))
     table.turns.time_out(seat, table.settings.cover_level)
 
 
@@ -176,9 +177,7 @@ async def applied(table: Table, seat: int, action: Action, by: Actor) -> None:
         await table.log_deal(index)
     if match.is_over:
         await table.finish()
-    results = [r.to_dict() for r in match.results[finished:]]
+    event_for = action_events(seat, action, by, trick_event(match, action),
+                              results(match, finished))
     table.turns.schedule()
-    extra: dict[str, Any] = {"by": by} | trick_event(match, action)
-    if results:
-        extra["deal_results"] = results
-    table.audience.broadcast(lambda viewer: action_event(seat, action, viewer) | extra)
+    table.audience.broadcast(event_for)

@@ -10,6 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ..auth import Player
+from ..events import PresenceEvent, SeatEvent
 from ..models import TablePublic
 from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clients import Client
@@ -45,7 +46,7 @@ async def detach(table: Table, command: Detach) -> None:
     await_return(table, client.player, seat)
     if table.match is not None and table.match.current_player() == seat:
         table.turns.schedule()
-    table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat})
+    table.audience.broadcast(lambda viewer: PresenceEvent(seat=seat))
 
 
 async def take_back(table: Table, command: TakeBack) -> None:
@@ -83,7 +84,7 @@ async def release(table: Table, seat: int) -> TablePublic:
     if not any(s.kind == SeatKind.HUMAN for s in table.seats):
         await table.close("no players left")
         return table.info()
-    return table.changed({"kind": "seat", "seat": seat})
+    return table.changed(SeatEvent(seat=seat))
 
 
 def arrive(table: Table, seat: int, client: Client | None) -> None:
@@ -97,7 +98,7 @@ def arrive(table: Table, seat: int, client: Client | None) -> None:
     if was_away:
         if table.match is not None and table.match.current_player() == seat:
             table.turns.schedule()
-        table.audience.broadcast(lambda viewer: {"kind": "presence", "seat": seat}, skip=client)
+        table.audience.broadcast(lambda viewer: PresenceEvent(seat=seat), skip=client)
 
 
 def await_return(table: Table, player: Player, seat: int) -> None:

@@ -12,6 +12,7 @@ from engine import Match
 
 from .. import matchlog
 from ..auth import Player
+from ..events import RatingsEvent, RematchEvent, SeatEvent, StartEvent
 from ..matchlog import MatchMeta, Owner
 from ..models import RatingView, TablePublic
 from ..storage import StorageError, StorageUnavailable
@@ -46,7 +47,7 @@ async def sit_down(table: Table, command: SitDown) -> TablePublic:
                              account=rating is not None, rating=rating)
     if client is not None:
         client.seat = seat
-    return table.changed({"kind": "seat", "seat": seat})
+    return table.changed(SeatEvent(seat=seat))
 
 
 async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
@@ -64,7 +65,7 @@ async def add_bot(table: Table, command: AddBot) -> TablePublic:
     if seat_at(table, command.seat).kind != SeatKind.EMPTY:
         raise TableError("seat_taken", f"seat {command.seat} is taken")
     table.seats[command.seat] = Seat(kind=SeatKind.BOT, level=command.level)
-    return table.changed({"kind": "seat", "seat": command.seat})
+    return table.changed(SeatEvent(seat=command.seat))
 
 
 async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
@@ -72,7 +73,7 @@ async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
     if seat_at(table, command.seat).kind != SeatKind.BOT:
         raise TableError("not_a_bot", f"seat {command.seat} holds no bot")
     table.seats[command.seat] = Seat()
-    return table.changed({"kind": "seat", "seat": command.seat})
+    return table.changed(SeatEvent(seat=command.seat))
 
 
 async def start_match(table: Table, command: StartMatch) -> TablePublic:
@@ -105,7 +106,7 @@ async def start_match(table: Table, command: StartMatch) -> TablePublic:
     for index, held in enumerate(table.seats):  # the grace runs for those not here yet
         if held.player is not None and not held.connected:
             await_return(table, held.player, index)
-    return table.changed({"kind": "start"})
+    return table.changed(StartEvent())
 
 
 async def rematch(table: Table, command: Rematch) -> TablePublic:
@@ -126,7 +127,7 @@ async def rematch(table: Table, command: Rematch) -> TablePublic:
             if held.kind == SeatKind.BOT:
                 await new.submit(AddBot(player, index, held.level or level))
         new_id = new.id
-        table.audience.broadcast(lambda viewer: {"kind": "rematch", "table_id": new_id})
+        table.audience.broadcast(lambda viewer: RematchEvent(table_id=new_id))
     if new.seats[seat].holds(player):  # asked twice: already there
         return new.info()
     result: TablePublic = await new.submit(SitDown(player, seat))
@@ -173,7 +174,7 @@ async def load_ratings(table: Table, command: LoadRatings) -> None:
     for change in changes:
         table.seats[change.seat].rating = change.after
     if command.announce:
-        event = {"kind": "ratings", "changes": [c.model_dump() for c in changes]}
+        event = RatingsEvent(changes=changes)
         table.audience.broadcast(lambda viewer: event)
 
 

@@ -23,6 +23,7 @@ from engine import Match, Options, write_record
 from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
+from ..events import Event, StorageEvent
 from ..logs import MATCH_ID, TABLE_ID
 from ..matchlog import MatchEnd, MatchMeta, TableMeta
 from ..models import Forfeit, RatingChangeOut, RatingView, TablePublic
@@ -264,7 +265,7 @@ class Table:
 
     # ------------------------------------------------------------- the table's life
 
-    def changed(self, event: dict[str, Any]) -> TablePublic:
+    def changed(self, event: Event) -> TablePublic:
         """An accepted change: the next version, the next turn, and everyone told."""
         self.version += 1
         self.turns.schedule()
@@ -371,7 +372,7 @@ class Table:
         written = await self.journal.write(write)
         if not was_behind and self.journal.behind:
             self.turns.cancel()
-            self.audience.broadcast(lambda viewer: {"kind": "storage", "available": False})
+            self.audience.broadcast(lambda viewer: StorageEvent(available=False))
         return written
 
 
@@ -379,7 +380,7 @@ async def _logged(table: Table, command: Logged) -> None:
     """Everything is written: apply the held action, if any, and move on."""
     if not table.journal.caught_up():
         return  # more was queued meanwhile: the journal calls again once it is written
-    table.audience.broadcast(lambda viewer: {"kind": "storage", "available": True})
+    table.audience.broadcast(lambda viewer: StorageEvent(available=True))
     if table.ratings_due:
         table.ratings_due = False
         table.post(LoadRatings(announce=True))

@@ -13,6 +13,7 @@ from ai import LEVELS
 from engine import Options
 from engine.options import FLAGS, VARIANTS, max_target
 
+from ... import events
 from ...models import BotCreate, TableCreate
 from ...protocol import PROTOCOL_VERSION, CloseCode
 from ...tables.chat import MAX_TEXT, PHRASES
@@ -85,11 +86,16 @@ class ProtocolOut(BaseModel):
         description="Variants, for `POST /api/tables` (their rules: `GET /api/variants`)."
     )
     chat: ChatOut = Field(description="The table chat's quick phrases and text length.")
+    events: dict[str, Any] = Field(
+        description="The JSON Schema of a state message's `event`, one object per `kind` "
+        "(`x-version`: whether it raises the table's version)."
+    )
 
 
 @router.get("/protocol")
 async def protocol() -> ProtocolOut:
-    """The protocol version, close codes, bot levels, variants and the chat's phrases."""
+    """The protocol version, close codes, bot levels, variants, the chat's phrases and the
+    events' schema."""
     return ProtocolOut(
         version=PROTOCOL_VERSION,
         close_codes={code.name: code for code in CloseCode},
@@ -98,4 +104,5 @@ async def protocol() -> ProtocolOut:
         variants=ChoicesOut(values=list(VARIANTS),
                             default=TableCreate.model_fields["variant"].default),
         chat=ChatOut(phrases=list(PHRASES), max_text=MAX_TEXT),
+        events=events.schema(),
     )
