@@ -15,8 +15,9 @@ from .deal import Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
 from .match import Match
-from .options import VARIANTS, Options
+from .options import Options
 from .scoring import UNFINISHED, DealResult
+from .variants import find_variant
 
 FORMAT = "belote-record/1"
 _DEAL_KEYS = {"dealer", "deck", "actions"}
@@ -84,9 +85,7 @@ def write_record(match: Match, **extra: Any) -> dict[str, Any]:
 
 
 def read_options(doc: Mapping[str, Any]) -> Options:
-    variant = doc.get("variant")
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}")
+    variant = find_variant(doc.get("variant")).variant
     flags = doc.get("options", {})
     if not isinstance(flags, dict):
         raise ValueError("options must be an object")
