@@ -1,8 +1,10 @@
 """Declarations of Bulgarian Belot: finding them in a hand and deciding which score (RULES §6).
 
 Every combination a hand can declare has a fixed id in :data:`COMBOS`, so an announcement
-is a small int like a card.  Sequences use the natural order 7..A; carrés rank J > 9 > A >
-T > K > Q; a card serves in one combination only.
+is a small int like a card; the action log stores it (``ANNOUNCE + id``), so the order of
+:data:`COMBOS` is append-only like the action numbers (:mod:`engine.actions`).  Sequences
+use the natural order 7..A; carrés rank J > 9 > A > T > K > Q; a card serves in one
+combination only.
 """
 
 from __future__ import annotations
