@@ -189,8 +189,8 @@ class Deal:
         start, sizes = options.cards_before_auction, options.packets_after
         if self.turned is not None:
             self.hands[self.declarer] |= 1 << self.turned
-            taker = (self.declarer - self.dealer - 1) % 4
-            sizes = tuple(size - (i == taker) for i, size in enumerate(sizes))
+            sizes = list(sizes)
+            sizes[(self.declarer - self.dealer - 1) % 4] -= 1
             start += 1
         self._deal_packets(start, sizes)
         self.dealt = list(self.hands)
@@ -245,7 +245,7 @@ class Deal:
                 actions += self._announceable(self.to_move)
             return actions
         if self.phase == AUCTION:
-            return self.legal_calls()
+            return self.options.legal_calls(self)
         return []
 
     def _belot_mask(self) -> Mask:
@@ -292,7 +292,7 @@ class Deal:
         if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
             raise errors.UnknownActionError(f"not an action: {action!r}")
         if phase == AUCTION:
-            if action not in self.legal_calls():
+            if action not in self.options.legal_calls(self):
                 raise self._bad_call(action)
             self._call(action)
         elif phase == OVER:
