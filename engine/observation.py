@@ -50,7 +50,7 @@ class PublicObservation:
     phase: Phase
     to_move: int | None
     hand_sizes: tuple[int, int, int, int]
-    turned: Card | None  # classic: the card turned up for the auction
+    turned: Card | None  # the card turned up for the auction, where the variant turns one
     auction: tuple[tuple[int, Action], ...]
     contract: int | None
     declarer: int | None

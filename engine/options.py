@@ -81,13 +81,13 @@ class Options(ABC):
     @classmethod
     def make(cls, variant: str = "bulgarian", **flags: Any) -> Options:
         """The variant's defaults overridden by ``flags``; ValueError names a bad one."""
-        from .variants import find_variant  # the variants import this module
+        from .variants import VARIANTS, find_variant  # the variants import this module
 
         rules = find_variant(variant)
         table = rules.flag_table()
         for name, value in flags.items():
             if name not in table:
-                known = any(name in other.flag_table() for other in _registered())
+                known = any(name in other.flag_table() for other in VARIANTS.values())
                 raise ValueError(f"option {name!r} does not apply to {variant}" if known
                                  else f"unknown option {name!r}")
             default, allowed = table[name]
@@ -126,6 +126,7 @@ class Options(ABC):
 
     @property
     def cards_before_auction(self) -> int:
+        """Where the deck stands when the auction starts: the turned card's place."""
         return sum(self.packets_before)
 
     def ruff_rule(self) -> tuple[bool, bool]:
@@ -153,9 +154,3 @@ class Options(ABC):
         if result.outcome == REDEAL or max(totals) < target or totals[0] == totals[1]:
             return MatchProgress(totals, target, None)
         return MatchProgress(totals, target, 0 if totals[0] > totals[1] else 1)
-
-
-def _registered() -> tuple[type[Options], ...]:
-    from .variants import VARIANTS
-
-    return tuple(VARIANTS.values())
