@@ -186,10 +186,9 @@ class Deal:
         """After the auction: the turned card to the taker, the last packets (the taker's
         one card short for it), then play starts with the eldest."""
         options = self.options
-        start, sizes = options.cards_before_auction, options.packets_after
+        start, sizes = options.cards_before_auction, list(options.packets_after)
         if self.turned is not None:
             self.hands[self.declarer] |= 1 << self.turned
-            sizes = list(sizes)
             sizes[(self.declarer - self.dealer - 1) % 4] -= 1
             start += 1
         self._deal_packets(start, sizes)
