@@ -6,8 +6,9 @@
  * within a bot's time cap.  Exact values are unique, so both must return the same
  * numbers; tests/test_ai_solver.py checks them against each other and against plain
  * minimax, and checks the rule of legal cards below against engine.deal.legal_cards.
- * The card tables (strength order, points, which cards beat which) come from the
- * engine through ai/solver.py; only that rule is written here again.
+ * The card tables (strength order, points, which cards beat which, the trumps) and the
+ * ruff rule's two choices come from the engine through ai/solver.py, so that this file
+ * knows no variant and no contract; only the rule of legal cards is written here again.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,7 +19,6 @@
 
 #define LAST_TRICK 10
 #define INF (1 << 20)
-#define ALL_TRUMPS 5
 #define WAYS 4               /* entries per bucket of the cache */
 #define CACHE_BITS 17        /* 2^17 buckets: 512 Ki entries of 28 bytes, 14 MiB */
 #define CLOCK_EVERY 1023     /* look at the clock every 1024 nodes */
@@ -35,9 +35,10 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     uint32_t beats[32];      /* cards that take the trick from each card */
+    uint32_t trumps;         /* the trumps: one suit, none (NT) or every card (AT) */
     uint32_t ruffs;          /* the trump suit's cards, none in NT and AT */
     int points[32], strength[32], order[4][8];
-    int contract, classic, partner_ruff_no_undertrump, undertrump_compulsory;
+    int no_undertrump_partner, must_undertrump;  /* Options' ruff rule (RULES 5.3) */
     int valat[4];            /* the valat term of a finished deal, by `taken` */
     uint8_t suit_points[4][256];
     uint32_t hands[4];
@@ -60,7 +61,7 @@ static uint32_t legal_cards(const Core *c, uint32_t hand, const int *trick, int 
     int led = trick[0] >> 3;
     uint32_t follow = hand & (0xFFu << (8 * led));
     if (follow) {
-        if (c->contract == ALL_TRUMPS || led == c->contract) {
+        if ((1u << trick[0]) & c->trumps) {  /* trumps led: over-trump if possible */
             uint32_t over = follow & c->beats[win_card];
             return over ? over : follow;
         }
@@ -71,21 +72,14 @@ static uint32_t legal_cards(const Core *c, uint32_t hand, const int *trick, int 
         return hand;
     uint32_t ruffed = (1u << win_card) & c->ruffs;
     uint32_t over = trumps & c->beats[win_card];
-    if (c->classic) {
-        if (partner_winning) {
-            if (!ruffed || !c->partner_ruff_no_undertrump)
-                return hand;
-            uint32_t allowed = (hand & ~trumps) | over;
-            return allowed ? allowed : hand;
-        }
-        if (ruffed)
-            return over ? over : (c->undertrump_compulsory ? trumps : hand);
-        return trumps;
+    if (partner_winning) {
+        if (!ruffed || !c->no_undertrump_partner)
+            return hand;
+        uint32_t allowed = (hand & ~trumps) | over;
+        return allowed ? allowed : hand;
     }
-    if (partner_winning)
-        return hand;
     if (ruffed)
-        return over ? over : hand;
+        return over ? over : (c->must_undertrump ? trumps : hand);
     return trumps;
 }
 
@@ -357,19 +351,18 @@ static int read_ints(PyObject *seq, long long *out, Py_ssize_t n, long long low,
 
 static int Core_init(Core *c, PyObject *args, PyObject *kwds)
 {
-    static char *names[] = {"contract", "beats", "points", "strength", "order", "ruffs",
-                            "valat_weight", "classic", "partner_ruff_no_undertrump",
-                            "undertrump_compulsory", "cache_bits", NULL};
+    static char *names[] = {"trumps", "beats", "points", "strength", "order", "ruffs",
+                            "valat_weight", "no_undertrump_partner", "must_undertrump",
+                            "cache_bits", NULL};
     PyObject *beats, *points, *strength, *order;
-    long long ruffs;
-    int contract, weight, classic, partner_ruff_no_undertrump, undertrump_compulsory;
+    long long trumps, ruffs;
+    int weight, no_undertrump_partner, must_undertrump;
     int cache_bits = CACHE_BITS;
     /* Everything is read and checked before anything of `c` changes: a failed call leaves
      * the Core as it was, and a search cannot start in between (reading runs Python). */
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOOLippp|$i", names, &contract, &beats,
-                                     &points, &strength, &order, &ruffs, &weight, &classic,
-                                     &partner_ruff_no_undertrump, &undertrump_compulsory,
-                                     &cache_bits))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LOOOOLipp|$i", names, &trumps, &beats,
+                                     &points, &strength, &order, &ruffs, &weight,
+                                     &no_undertrump_partner, &must_undertrump, &cache_bits))
         return -1;
     long long beats_of[32], points_of_card[32], strength_of[32], flat_order[32];
     if (read_ints(beats, beats_of, 32, 0, 0xFFFFFFFFll, "beats")
@@ -377,9 +370,9 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
         || read_ints(strength, strength_of, 32, 0, 63, "strength")
         || read_ints(order, flat_order, 32, 0, 31, "order"))
         return -1;
-    if (contract < 0 || contract > ALL_TRUMPS || ruffs < 0 || ruffs > 0xFFFFFFFFll
+    if (trumps < 0 || trumps > 0xFFFFFFFFll || ruffs < 0 || ruffs > 0xFFFFFFFFll
         || weight < 0 || weight > 1000 || cache_bits < 0 || cache_bits > 24) {
-        PyErr_SetString(PyExc_ValueError, "contract is 0..5, ruffs a mask, valat_weight "
+        PyErr_SetString(PyExc_ValueError, "trumps and ruffs are masks, valat_weight "
                         "0..1000, cache_bits 0..24");
         return -1;
     }
@@ -406,10 +399,9 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
         PyMem_Free(c->cache);
     c->cache = cache;
     c->buckets = buckets;
-    c->contract = contract;
-    c->classic = classic;
-    c->partner_ruff_no_undertrump = partner_ruff_no_undertrump;
-    c->undertrump_compulsory = undertrump_compulsory;
+    c->trumps = (uint32_t)trumps;
+    c->no_undertrump_partner = no_undertrump_partner;
+    c->must_undertrump = must_undertrump;
     for (int i = 0; i < 32; i++) {
         c->beats[i] = (uint32_t)beats_of[i];
         c->points[i] = (int)points_of_card[i];

@@ -9,10 +9,9 @@ class Core:
     def nodes(self) -> int: ...
 
     def __init__(
-        self, contract: int, beats: Sequence[int], points: Sequence[int],
+        self, trumps: int, beats: Sequence[int], points: Sequence[int],
         strength: Sequence[int], order: Sequence[int], ruffs: int, valat_weight: int,
-        classic: bool, partner_ruff_no_undertrump: bool, undertrump_compulsory: bool,
-        *, cache_bits: int = 17,
+        no_undertrump_partner: bool, must_undertrump: bool, *, cache_bits: int = 17,
     ) -> None: ...
     def search(
         self, hands: Sequence[int], trick: Sequence[int], leader: int, taken: int,

@@ -28,8 +28,9 @@ from typing import Any
 from engine.cards import Card
 from engine.match import Match
 from engine.observation import Observation
-from engine.options import BULGARIAN, CLASSIC, VARIANTS, Options
+from engine.options import Options
 from engine.scoring import MADE, REDEAL
+from engine.variants import VARIANTS, Variant
 
 from .bot import LEVELS, Bot, make_bot
 from .hard import DEFAULT_BUDGET_S, SAFETY, HardBot, Scorer
@@ -107,7 +108,7 @@ def play_deal(setup: Setup, index: int) -> DealOutcome:
     """Both plays of deal ``index``: A sits at team 0 first, then at team 1."""
     options = Options.make(setup.variant, **(COLVER_RULES if COLVER in (setup.a, setup.b)
                                              else {}))
-    scale = 1 if options.classic else 10
+    scale = options.card_scale
     deck = deck_of(setup.seed, index)
     outcome = DealOutcome(0.0)
     for a_team in (0, 1):
@@ -229,7 +230,7 @@ def _signed(value: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Duplicate-deal match between two bot levels.")
-    parser.add_argument("--variant", choices=VARIANTS, default=BULGARIAN)
+    parser.add_argument("--variant", choices=list(VARIANTS), default=Variant.BULGARIAN)
     parser.add_argument("--a", choices=PLAYERS, required=True)
     parser.add_argument("--b", choices=PLAYERS, required=True)
     parser.add_argument("--deals", type=int, default=600)
@@ -240,8 +241,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--plot", help="write the running mean and its interval as SVG")
     args = parser.parse_args(argv)
-    if COLVER in (args.a, args.b) and args.variant != CLASSIC:
-        parser.error("colver plays classic card play only (--variant classic)")
+    if COLVER in (args.a, args.b):
+        try:
+            Options.make(args.variant, **COLVER_RULES)
+        except ValueError:  # a variant without colver's house rules
+            parser.error("colver plays classic card play only (--variant classic)")
     setup = Setup(args.variant, args.a, args.b, args.seed, args.budget)
     outcomes = run(setup, args.deals, args.jobs, progress=True)
     report = summary(setup, outcomes)

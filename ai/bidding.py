@@ -1,9 +1,10 @@
 """Hand evaluation for the auction, shared by the levels.
 
-A call is chosen from the cards the bidder will surely hold: the five dealt before the
-auction, plus the turned card in ``classic`` (the taker always gets it).  ``normal``
+A call is chosen from the cards the bidder will surely hold: those dealt before the
+auction, plus the turned card where there is one (the taker always gets it).  ``normal``
 scores them with hand-set weights; ``hard`` looks up the table that
-``ai/build_bid_table.py`` computed offline by simulation (``ai/bid_table.json``).
+``ai/build_bid_table.py`` computed offline by simulation (``ai/bid_table.json``), one
+part of it per variant, and bids from its variant's threshold (:func:`hard_threshold`).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ RAISE_MARGIN = 1.5  # overbid the partner only when this much stronger
 
 
 def known_cards(obs: Observation) -> Mask:
-    """The cards the seat will hold whatever it bids (classic: the turned card too)."""
+    """The cards the seat will hold whatever it bids (the turned card too, if any)."""
     return obs.hand | (0 if obs.turned is None else 1 << obs.turned)
 
 
@@ -95,9 +96,9 @@ def hand_value(cards: Mask, contract: Contract, options: Options) -> float:
         value += VOID_VALUE * sum(1 for s in range(4) if s != contract and not cards & SUIT_MASK[s])
     if contract == NO_TRUMPS:
         value -= _NT_RISK
-    elif not options.classic:
-        best = max((sum(COMBOS[i].value(options) for i in full)
-                    for full in decompositions(cards, options)), default=0)
+    elif (rules := options.declarations_in(contract)) is not None:
+        best = max((sum(COMBOS[i].value(rules) for i in full)
+                    for full in decompositions(cards, rules)), default=0)
         value += best / 40
     return value
 
@@ -183,9 +184,10 @@ def table_value(cards: Mask, contract: Contract, options: Options) -> float:
 
 
 SHRINK = 10  # deals' worth of weight the overall mean gets in every cell
-# hard bids when the table expects this many points per deal or more.  Classic's is lower:
-# the table was simulated with normal's card play, and under hard's a classic contract is
-# worth more than it says (measured with bench/auction.py, docs/bots.md).
+# hard bids when the table expects this many points per deal or more; each variant has its
+# own, beside its part of the table.  Classic's is lower: the table was simulated with
+# normal's card play, and under hard's a classic contract is worth more than it says
+# (measured with bench/auction.py, docs/bots.md).
 HARD_THRESHOLD = 8.0  # bulgarian
 HARD_THRESHOLD_CLASSIC = -8.0
 HARD_UNIT = 12.0  # points that play the part of normal's "trick" in the margins
@@ -198,12 +200,13 @@ HARD_LAST = -24.0  # points added to the threshold when a pass would end the dea
 
 
 def hard_threshold(options: Options) -> float:
-    return HARD_THRESHOLD_CLASSIC if options.classic else HARD_THRESHOLD
+    """The variant's threshold, looked up when asked (bench/auction.py sets the constants)."""
+    return {"bulgarian": HARD_THRESHOLD, "classic": HARD_THRESHOLD_CLASSIC}[options.variant]
 
 
 def last_word(obs: Observation) -> bool:
     """Every call so far a pass, and a pass now would end the deal unplayed."""
-    return obs.contract is None and len(obs.auction) == (7 if obs.options.classic else 3)
+    return obs.contract is None and len(obs.auction) == 4 * obs.options.auction_rounds - 1
 
 
 def hard_call(obs: Observation) -> Action:

@@ -18,7 +18,8 @@ from multiprocessing import Pool
 from engine.actions import BID, PASS
 from engine.deal import Phase
 from engine.match import Match
-from engine.options import VARIANTS, Options
+from engine.options import Options
+from engine.variants import VARIANTS
 
 from .bidding import TABLE_PATH, contract_kind, known_cards, table_key
 from .normal import NormalBot
@@ -42,7 +43,6 @@ def simulate(args: tuple[str, int, int]) -> Sums:
     """Sums and counts per table key over ``count`` deals of one seed's stream."""
     variant, seed, count = args
     options = Options.make(variant)
-    contracts = range(4) if options.classic else range(6)
     rng = random.Random(seed)
     bot = NormalBot()
     sums: Sums = defaultdict(lambda: [0.0, 0])
@@ -50,21 +50,21 @@ def simulate(args: tuple[str, int, int]) -> Sums:
         deck = list(range(32))
         rng.shuffle(deck)
         dealer, bidder = rng.randrange(4), rng.randrange(4)
-        for contract in contracts:
+        for contract in options.contracts:
             match = Match(options, dealer=dealer, auto_deal=False)
             match.start_deal(deck)
             cards = known_cards(match.observation(bidder))
             _force(match, bidder, contract)
             deal = match.deal
             assert deal is not None
-            if deal.contract != contract:  # classic: the turned suit cannot be named later
+            if deal.contract != contract:  # a turned suit cannot be named in the second round
                 continue
             while not deal.is_over:
                 seat = match.current_player()
                 assert seat is not None
                 match.apply_action(bot.choose(match.observation(seat)))
             score = match.results[-1].score
-            lead = (score[bidder & 1] - score[(bidder + 1) & 1]) * (1 if options.classic else 10)
+            lead = (score[bidder & 1] - score[(bidder + 1) & 1]) * options.card_scale
             for key in (table_key(variant, contract, cards),
                         f"{variant}:{contract_kind(contract)}:all"):
                 sums[key][0] += lead

@@ -164,10 +164,9 @@ class Scorer:
 
 def deal_lead(tally: Tally, pool: int, options: Options, team: int) -> float:
     """What the deal adds to ``team``'s score minus the other's, in card points
-    (bulgarian scores in tens, so times ten): the one unit of every bot and the review."""
+    (a variant that scores in tens, times ten): the one unit of every bot and the review."""
     result = score_deal(tally, pool, options)
-    lead = result.score[team] - result.score[1 - team]
-    return float(lead if options.classic else 10 * lead)
+    return float((result.score[team] - result.score[1 - team]) * options.card_scale)
 
 
 def pairs_held(hand: Mask, contract: int, announced: set[int]) -> int:
@@ -189,7 +188,8 @@ def _declarations(obs: Observation, extra: tuple[tuple[int, int], ...] = ()
     by a queen, the middle of the possible tops.  A hidden carré of unknown rank (Q, K, 10
     or A: its value does not tell them apart) stands in as kings.
     """
-    if not obs.announcements and not extra:
+    rules = None if obs.contract is None else obs.options.declarations_in(obs.contract)
+    if rules is None or (not obs.announcements and not extra):
         return 0, 0
     announced = []
     for a in obs.announcements:
@@ -203,5 +203,5 @@ def _declarations(obs: Observation, extra: tuple[tuple[int, int], ...] = ()
         announced.append((a.seat, combo))
     announced += extra
     trump = obs.contract if obs.contract is not None and obs.contract < NO_TRUMPS else None
-    points, _ = resolve(announced, trump, obs.options)
+    points, _ = resolve(announced, trump, rules)
     return points[0], points[1]

@@ -380,14 +380,16 @@ class _Judge:
             raw = self.solver(m.deal, contract).value(list(hands), [], deal.leader)
             solved = self.solved[key] = split(raw, card_total(contract))
         team0, valat = solved
-        declared: list[tuple[int, int]] = []
-        if not self.options.classic and contract != NO_TRUMPS:
+        points = [0, 0]
+        rules = self.options.declarations_in(contract)
+        if rules is not None:
+            declared: list[tuple[int, int]] = []
             for seat, hand in enumerate(hands):
-                best = max(decompositions(hand, self.options),
-                           key=lambda full: sum(COMBOS[i].value(self.options) for i in full))
+                best = max(decompositions(hand, rules),
+                           key=lambda full: sum(COMBOS[i].value(rules) for i in full))
                 declared += [(seat, i) for i in sorted(best)]
-        trump = contract if contract < NO_TRUMPS else None
-        points, _ = resolve(declared, trump, self.options)
+            trump = contract if contract < NO_TRUMPS else None
+            points, _ = resolve(declared, trump, rules)
         belots = [0, 0]
         for seat, hand in enumerate(hands):
             belots[seat & 1] += pairs_held(hand, contract, set())
@@ -407,7 +409,7 @@ def bid_samples(samples: int) -> int:
 def _auction_deck(obs: Observation, weights: tuple[tuple[float, ...], ...],
                   rng: random.Random) -> list[Card]:
     """A deck consistent with what the seat knows in the auction: its own cards where
-    they were dealt, the turned card (classic), every other card drawn at random, to a
+    they were dealt, the turned card (if any), every other card drawn at random, to a
     hand in proportion to its room times the auction's prior weight (ai.inference), or
     to the cards dealt after the auction."""
     dealt = Deal(obs.options, obs.dealer, list(range(32))).hands  # deck positions by seat
@@ -416,14 +418,15 @@ def _auction_deck(obs: Observation, weights: tuple[tuple[float, ...], ...],
     for pos, card in zip(positions[obs.seat], cards_of(obs.hand), strict=True):
         deck[pos] = card
     known = obs.hand
+    before = obs.options.cards_before_auction
     if obs.turned is not None:
-        deck[20] = obs.turned
+        deck[before] = obs.turned
         known |= 1 << obs.turned
     unknown = list(cards_of(FULL_DECK & ~known))
     rng.shuffle(unknown)
     others = [s for s in range(4) if s != obs.seat]
     room = {s: len(positions[s]) for s in others}
-    later = [p for p in range(20, 32) if deck[p] is None]
+    later = [p for p in range(before, 32) if deck[p] is None]
     filled: dict[int, list[Card]] = {s: [] for s in others}
     rest: list[Card] = []
     for card in unknown:

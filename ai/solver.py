@@ -155,10 +155,10 @@ class Solver:
         self._core: Core | None = None
         if native and horizon >= 8:  # the compiled search is exact only
             self._core = Core(
-                contract, BEATS[contract], POINTS[contract], STRENGTH[contract],
+                TRUMPS[contract], BEATS[contract], POINTS[contract], STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
-                weight, options.classic, options.partner_ruff_no_undertrump,
-                options.undertrump_on_opponent_ruff == "compulsory", cache_bits=CACHE_BITS,
+                weight, options.no_undertrump_partner, options.must_undertrump,
+                cache_bits=CACHE_BITS,
             )
 
     @property

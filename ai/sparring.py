@@ -26,9 +26,8 @@ import random
 
 import colver
 
-from engine.cards import Card, Mask, card_name, cards_of
+from engine.cards import NO_TRUMPS, Card, Mask, card_name, cards_of
 from engine.observation import Observation
-from engine.options import CLASSIC
 
 from .hard import SAFETY, HardBot
 from .inference import infer_facts, sample
@@ -67,7 +66,7 @@ class ColverBot(HardBot):
 def colver_env(obs: Observation, rng: random.Random) -> colver.Env:
     """The deal so far as a colver environment, the seat to play (colver's rules allow
     every card ours do, under any house rules: it never refuses a card played)."""
-    assert obs.options.variant == CLASSIC and obs.contract is not None
+    assert obs.contract is not None and obs.contract < NO_TRUMPS  # colver names a suit
     assert obs.declarer is not None
     knowledge = infer_facts(obs)
     hands: list[Mask] = sample(knowledge, rng)

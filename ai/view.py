@@ -110,9 +110,11 @@ def announcement(obs: Observation) -> Action | None:
     Announcing is always worth it here: a declaration only adds to its team's points.
     """
     open_ids = [a for a in obs.legal_actions if is_announce(a)]
-    if not open_ids:
+    if not open_ids or obs.contract is None:
         return None
-    return max(open_ids, key=lambda a: (COMBOS[a - ANNOUNCE].value(obs.options), -a))
+    rules = obs.options.declarations_in(obs.contract)
+    assert rules is not None  # announcements are open only where declarations are made
+    return max(open_ids, key=lambda a: (COMBOS[a - ANNOUNCE].value(rules), -a))
 
 
 class Level(ABC):

@@ -39,7 +39,7 @@ from redis.exceptions import RedisError
 
 from ai import Level
 from engine import Options
-from engine.options import VARIANTS
+from engine.variants import VARIANTS
 
 from .auth import Player
 from .cancelled import stop_tasks

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ai import Level
-from engine.options import Variant
+from engine.variants import Variant
 
 from . import ratings
 from .accounts.passwords import check_password

@@ -146,12 +146,13 @@ def trick_out(leader: int, cards: tuple[int, ...], contract: int) -> TrickOut:
 
 
 def _announcements(deal: Deal) -> list[AnnouncementOut]:
-    if not deal.announcements:
+    rules = deal.declaration_rules
+    if not deal.announcements or rules is None:
         return []
     _, scoring = deal.scoring_declarations()
     return [
         AnnouncementOut(
-            seat=seat, kind=COMBOS[combo].kind(), value=COMBOS[combo].value(deal.options),
+            seat=seat, kind=COMBOS[combo].kind(), value=COMBOS[combo].value(rules),
             cards=COMBOS[combo].text().split(" "), scored=combo in scoring[seat % 2],
         )
         for seat, combo in deal.announcements

@@ -34,7 +34,8 @@ from engine.actions import Action
 from engine.deal import Phase
 from engine.match import Match
 from engine.observation import Observation
-from engine.options import VARIANTS, Options
+from engine.options import Options
+from engine.variants import VARIANTS
 
 Policy = Callable[[Observation], Action]
 CHANGES: dict[str, float] = {}  # B's constants, set in each worker
@@ -79,7 +80,7 @@ def team_lead(match: Match, players: list[Bot]) -> float:
         seat = deal.to_move
         match.apply_action(players[seat].choose(match.observation(seat)), seat)
     result = match.results[-1]
-    return (result.score[0] - result.score[1]) * (1 if match.options.classic else 10)
+    return (result.score[0] - result.score[1]) * match.options.card_scale
 
 
 def players(normal: list[bool], seed: int, index: int) -> list[Bot]:
@@ -128,7 +129,7 @@ def parse_change(text: str) -> tuple[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", choices=VARIANTS, default="bulgarian")
+    parser.add_argument("--variant", choices=list(VARIANTS), default="bulgarian")
     parser.add_argument("--opponents", choices=("hard", "normal"), default="hard")
     parser.add_argument("--set", type=parse_change, action="append", default=[],
                         metavar="NAME=VALUE", help="a constant of ai.bidding as B has it")

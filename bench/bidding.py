@@ -29,6 +29,7 @@ from engine.deal import Phase
 from engine.match import Match
 from engine.options import Options
 from engine.scoring import MADE
+from engine.variants import VARIANTS
 
 
 def forced(variant: str, seed: int, index: int, budget: float) -> list[dict[str, Any]]:
@@ -74,7 +75,7 @@ def play_out(options: Options, deck: list[int], dealer: int, bidder: int, contra
         seat = deal.to_move
         match.apply_action(bots[seat].choose(match.observation(seat)), seat)
     result = match.results[-1]
-    scale = 1 if options.classic else 10
+    scale = options.card_scale
     team = bidder & 1
     return {"made": result.outcome == MADE,
             "lead": (result.score[team] - result.score[1 - team]) * scale}
@@ -86,7 +87,7 @@ def _forced(args: tuple[str, int, int, float]) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", choices=("bulgarian", "classic"), default="bulgarian")
+    parser.add_argument("--variant", choices=list(VARIANTS), default="bulgarian")
     parser.add_argument("--deals", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", type=float, default=0.2,

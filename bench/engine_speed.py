@@ -13,9 +13,10 @@ import time
 from typing import Any
 
 from engine import Match, Options, replay, write_record
+from engine.actions import is_contract
 from engine.cards import card_list
 from engine.deal import Deal
-from engine.options import VARIANTS, max_target
+from engine.variants import VARIANTS
 
 
 def checked(variant: str, seconds: float) -> tuple[int, int, float]:
@@ -37,13 +38,13 @@ def checked(variant: str, seconds: float) -> tuple[int, int, float]:
 
 
 def dealt_for_play(variant: str, seed: int) -> Deal:
-    """A deal whose auction is over (eldest takes the first contract offered)."""
+    """A deal whose auction is over (eldest names a contract open to it at random)."""
     options = Options.make(variant)
     rng = random.Random(seed)
     deck = list(range(32))
     rng.shuffle(deck)
     deal = Deal(options, seed % 4, deck)
-    deal.apply(deal.legal_calls()[0] if variant == "classic" else 64 + rng.randrange(6))
+    deal.apply(rng.choice([call for call in deal.legal_calls() if is_contract(call)]))
     while deal.phase == "auction":
         deal.apply(70)
     return deal
@@ -73,9 +74,9 @@ def random_matches(deals: int) -> list[Match]:
     matches: list[Match] = []
     left = deals
     while left:
-        variant = VARIANTS[len(matches) % 2]
+        variant = list(VARIANTS)[len(matches) % len(VARIANTS)]
         rng = random.Random(len(matches))
-        match = Match(Options.make(variant, target_score=max_target(variant)),
+        match = Match(Options.make(variant, target_score=VARIANTS[variant].max_target()),
                       seed=len(matches))
         while not match.is_over and len(match.deals) <= left:
             actions = match.legal_actions()

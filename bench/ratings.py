@@ -34,7 +34,8 @@ from openskill.models import PlackettLuce, ThurstoneMostellerFull
 from ai import LEVELS, make_bot
 from app import ratings
 from engine.match import Match
-from engine.options import VARIANTS, Options
+from engine.options import Options
+from engine.variants import VARIANTS
 
 DATA = Path(__file__).parent / "data" / "ratings_matches.json"
 CHOSEN = "openskill-plackett-luce"  # the system app/ratings.py runs

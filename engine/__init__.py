@@ -8,7 +8,8 @@ The public API, in the spirit of OpenSpiel and python-chess::
 
 ``match.observation(seat)`` is all a seat may know, ``match.public_observation()`` all
 anyone may; :mod:`engine.record` reads and writes ``belote-record/1``;
-``python -m engine replay FILE`` checks a record.
+``python -m engine replay FILE`` checks a record.  Each variant is one module of
+:mod:`engine.variants`, registered in :data:`VARIANTS` (docs/variants.md).
 """
 
 from .actions import Action, action_name, parse_action
@@ -18,13 +19,14 @@ from .declarations import DeclarationKind
 from .errors import IllegalActionError
 from .match import Match
 from .observation import Announcement, Observation, PublicObservation
-from .options import BULGARIAN, CLASSIC, Options, Variant
+from .options import Options
 from .record import RecordError, replay, write_record
 from .scoring import DealResult
+from .variants import VARIANTS, Variant, find_variant
 
 __all__ = [
-    "BULGARIAN", "CLASSIC", "Action", "Announcement", "Card", "Deal", "DealResult",
-    "DeclarationKind", "IllegalActionError", "Mask", "Match", "Observation", "Options",
-    "Phase", "PublicObservation", "RecordError", "Variant", "action_name", "card_name",
-    "legal_cards", "parse_action", "parse_card", "replay", "write_record",
+    "VARIANTS", "Action", "Announcement", "Card", "Deal", "DealResult", "DeclarationKind",
+    "IllegalActionError", "Mask", "Match", "Observation", "Options", "Phase",
+    "PublicObservation", "RecordError", "Variant", "action_name", "card_name",
+    "find_variant", "legal_cards", "parse_action", "parse_card", "replay", "write_record",
 ]

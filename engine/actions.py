@@ -1,12 +1,24 @@
 """Actions as small ints, like cards, and their names in the record's notation.
 
-====================  =========================================
-``0..31``             play that card
-``32..63``            play card ``a - 32`` and announce belot with it
-``64..69``            bid C D H S NT AT (classic: take or name a suit)
-``70 71 72``          pass, double, redouble
-``80..``              announce combination ``a - 80`` (see :mod:`engine.declarations`)
-====================  =========================================
+The numbers are a stored format: the server's action log keeps them (docs/storage.md,
+"Action numbers"), so the table is append-only.  A number keeps its meaning for good;
+a new kind of action takes numbers from a range reserved here or past the last one, and
+the unassigned gaps stay unassigned.  ``tests/test_actions.py`` pins it.
+
+=============  ===========================================================================
+``0..31``      play that card
+``32..63``     play card ``a - 32`` and announce belot with it
+``64..69``     bid C D H S NT AT (classic: take or name a suit)
+``70 71 72``   pass, double, redouble
+``73..79``     unassigned
+``80..169``    announce combination ``a - 80`` (:data:`engine.declarations.COMBOS`, whose
+               order is stored too); ``END`` = 170
+``170..255``   unassigned
+``256..321``   reserved: point bids (Coinche), ``POINT_BID + 6 * level + strain``: strain
+               C D H S NT AT as the contracts, level 0..8 for 80..160 by 10, 9 capot,
+               10 générale
+``322 323``    reserved: coinche, surcoinche
+=============  ===========================================================================
 """
 
 from __future__ import annotations
@@ -21,6 +33,33 @@ BID = 64
 PASS, DOUBLE, REDOUBLE = 70, 71, 72
 ANNOUNCE = 80
 END = ANNOUNCE + len(COMBOS)
+
+# Reserved for point bids (Coinche), not actions yet: nothing above accepts them.
+POINT_BID = 256
+POINT_VALUES = tuple(range(80, 161, 10))  # levels 0..8
+CAPOT_LEVEL, GENERALE_LEVEL = len(POINT_VALUES), len(POINT_VALUES) + 1
+POINT_LEVELS = GENERALE_LEVEL + 1
+POINT_BID_END = POINT_BID + POINT_LEVELS * len(CONTRACT_NAMES)
+COINCHE, SURCOINCHE = POINT_BID_END, POINT_BID_END + 1
+
+# The stored ranges in order, [first, end): what the tests hold still.
+RANGES: tuple[tuple[int, int, str], ...] = (
+    (0, BELOT, "card"),
+    (BELOT, BID, "card with belot"),
+    (BID, PASS, "contract"),
+    (PASS, REDOUBLE + 1, "pass, double, redouble"),
+    (ANNOUNCE, END, "announcement"),
+    (POINT_BID, POINT_BID_END, "point bid (reserved)"),
+    (COINCHE, SURCOINCHE + 1, "coinche, surcoinche (reserved)"),
+)
+
+
+def point_bid(level: int, strain: int) -> Action:
+    """The number reserved for a point bid: ``level`` 0..10 (80..160, capot, générale),
+    ``strain`` a contract C D H S NT AT (0..5)."""
+    if not (0 <= level < POINT_LEVELS and 0 <= strain < len(CONTRACT_NAMES)):
+        raise ValueError(f"no point bid at level {level!r} in strain {strain!r}")
+    return POINT_BID + len(CONTRACT_NAMES) * level + strain
 
 CALL_NAMES = {PASS: "pass", DOUBLE: "double", REDOUBLE: "redouble"}
 _CALL_BY_NAME = {name: a for a, name in CALL_NAMES.items()} | {
@@ -58,7 +97,7 @@ def is_contract(action: Action) -> bool:
 
 def is_announce(action: Action) -> bool:
     """An announced combination (tierce, quarte, quint, carré)."""
-    return action >= ANNOUNCE
+    return ANNOUNCE <= action < END
 
 
 def action_name(action: Action) -> str:

@@ -10,9 +10,10 @@ from typing import Any, TextIO
 
 from .actions import action_name, is_call
 from .match import Match
-from .options import BULGARIAN, VARIANTS, Options
+from .options import Options
 from .record import RecordError, legal_report, replay, replay_report
 from .summary import score_summary
+from .variants import VARIANTS, Variant
 
 
 def _load(path: str) -> Any:
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file", help="the summary, or - for standard input")
     p.set_defaults(run=cmd_score)
     p = sub.add_parser("demo", help="four random players play a match")
-    p.add_argument("--variant", choices=VARIANTS, default=BULGARIAN)
+    p.add_argument("--variant", choices=list(VARIANTS), default=Variant.BULGARIAN)
     p.add_argument("--seed", type=int, default=None)
     p.set_defaults(run=cmd_demo)
     args = parser.parse_args(argv)

@@ -30,7 +30,7 @@ from .cards import (
     card_name,
     names,
 )
-from .declarations import COMBOS, decompositions, open_combos, resolve
+from .declarations import COMBOS, DeclarationRules, decompositions, open_combos, resolve
 from .options import Options
 from .scoring import LAST_TRICK, Tally
 
@@ -83,21 +83,15 @@ def legal_cards(
     if not trumps:
         return hand
     ruffed = BIT[win_card] & RUFFS[contract]
-    if options.classic:
-        if partner_winning:
-            if not ruffed or not options.partner_ruff_no_undertrump:
-                return hand
-            return (hand & ~trumps) | (trumps & BEATS[contract][win_card]) or hand
-        if ruffed:
-            over = trumps & BEATS[contract][win_card]
-            if over:
-                return over
-            return trumps if options.undertrump_on_opponent_ruff == "compulsory" else hand
-        return trumps
     if partner_winning:
-        return hand
+        if not ruffed or not options.no_undertrump_partner:
+            return hand
+        return (hand & ~trumps) | (trumps & BEATS[contract][win_card]) or hand
     if ruffed:
-        return trumps & BEATS[contract][win_card] or hand
+        over = trumps & BEATS[contract][win_card]
+        if over:
+            return over
+        return trumps if options.must_undertrump else hand
     return trumps
 
 
@@ -107,7 +101,6 @@ class Deal:
     __slots__ = (
         "_beats",
         "_decl",
-        "_declaring",
         "_legal",
         "_open",
         "_points",
@@ -119,6 +112,7 @@ class Deal:
         "dealer",
         "dealt",
         "deck",
+        "declaration_rules",
         "declarer",
         "hands",
         "history",
@@ -145,7 +139,7 @@ class Deal:
         self.dealer = dealer
         self.deck = tuple(deck)
         self.hands = [0, 0, 0, 0]
-        self._deal_packets(0, (3, 3, 3, 3, 2, 2, 2, 2))
+        self._deal_packets(0, options.packets_before)
         self.dealt: list[Mask] = []  # the eight-card hands, once complete
         self.phase = AUCTION
         self.to_move = (dealer + 1) % 4
@@ -154,7 +148,8 @@ class Deal:
         self.multiplier = 1
         self.passes = 0
         self.round = 1
-        self.turned: Card | None = self.deck[20] if options.classic else None
+        self.turned: Card | None = (
+            self.deck[options.cards_before_auction] if options.turns_card else None)
         self.history: list[tuple[int, Action]] = []
         self.trick: list[Card] = []
         self.leader = self.to_move
@@ -170,7 +165,8 @@ class Deal:
         self._legal = 0  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
         self._points: tuple[int, ...] = ()
-        self._declaring = False  # whether declarations exist in this deal (RULES §6.1)
+        # How declarations score in this deal, None while none may be made (RULES §6.1).
+        self.declaration_rules: DeclarationRules | None = None
 
     # ----------------------------------------------------------------- dealing
 
@@ -187,19 +183,20 @@ class Deal:
             pos += size
 
     def _complete(self) -> None:
-        """After the auction: the last packets, then play starts with the eldest."""
-        if self.options.classic:
-            assert self.turned is not None
+        """After the auction: the turned card to the taker, the last packets (the taker's
+        one card short for it), then play starts with the eldest."""
+        options = self.options
+        start, sizes = options.cards_before_auction, list(options.packets_after)
+        if self.turned is not None:
             self.hands[self.declarer] |= 1 << self.turned
-            sizes = tuple(2 if (self.dealer + 1 + i) % 4 == self.declarer else 3 for i in range(4))
-            self._deal_packets(21, sizes)
-        else:
-            self._deal_packets(20, (3, 3, 3, 3))
+            sizes[(self.declarer - self.dealer - 1) % 4] -= 1
+            start += 1
+        self._deal_packets(start, sizes)
         self.dealt = list(self.hands)
         self._legal = -1
         self._beats = BEATS[self.contract]
         self._points = POINTS[self.contract]
-        self._declaring = not self.options.classic and self.contract != NO_TRUMPS
+        self.declaration_rules = options.declarations_in(self.contract)
         self.phase = PLAY
         self.to_move = self.leader = (self.dealer + 1) % 4
 
@@ -232,21 +229,7 @@ class Deal:
 
     def legal_calls(self) -> list[Action]:
         """The calls open to the player to move (auction phase only), sorted."""
-        if self.options.classic:
-            assert self.turned is not None
-            u = self.turned >> 3
-            if self.round == 1:
-                return [BID + u, PASS]
-            return [BID + s for s in range(4) if s != u] + [PASS]
-        k = self.contract
-        calls = [*range(BID + k + 1, BID + 6), PASS]
-        if k != _NO_CONTRACT:
-            same_team = (self.declarer - self.to_move) & 1 == 0
-            if self.multiplier == 1 and not same_team:
-                calls.append(DOUBLE)
-            elif self.multiplier == 2 and same_team:
-                calls.append(REDOUBLE)
-        return calls
+        return self.options.legal_calls(self)
 
     def legal_actions(self) -> list[Action]:
         """Every action open to the player to move, sorted; empty once the deal is over."""
@@ -257,11 +240,11 @@ class Deal:
                 belot = self._belot_mask() & mask
                 if belot:
                     actions += [BELOT + c for c in card_list(belot)]
-            if self._declaring and not self.tricks:
+            if self.declaration_rules is not None and not self.tricks:
                 actions += self._announceable(self.to_move)
             return actions
         if self.phase == AUCTION:
-            return self.legal_calls()
+            return self.options.legal_calls(self)
         return []
 
     def _belot_mask(self) -> Mask:
@@ -280,7 +263,9 @@ class Deal:
         if actions is None:
             full_sets = self._decl[seat]
             if full_sets is None:
-                full_sets = self._decl[seat] = decompositions(self.dealt[seat], self.options)
+                rules = self.declaration_rules
+                assert rules is not None
+                full_sets = self._decl[seat] = decompositions(self.dealt[seat], rules)
             combos = open_combos(full_sets, self.announced[seat])
             actions = self._open[seat] = [ANNOUNCE + i for i in combos]
         return actions
@@ -306,13 +291,13 @@ class Deal:
         if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
             raise errors.UnknownActionError(f"not an action: {action!r}")
         if phase == AUCTION:
-            if action not in self.legal_calls():
+            if action not in self.options.legal_calls(self):
                 raise self._bad_call(action)
             self._call(action)
         elif phase == OVER:
             raise errors.GameOverError("the deal is over")
         elif action >= ANNOUNCE:
-            if self.options.classic or self.tricks or self.contract == NO_TRUMPS:
+            if self.declaration_rules is None or self.tricks:
                 raise errors.IllegalAnnounceError(
                     f"seat {mover} cannot announce now: declarations are made in the first "
                     "trick of a bulgarian suit or all-trumps deal")
@@ -368,16 +353,14 @@ class Deal:
         else:
             self.contract, self.declarer, self.multiplier, self.passes = action - BID, seat, 1, 0
         self.to_move = (seat + 1) % 4
-        if self.options.classic:
-            if action != PASS:
-                self._complete()
-            elif self.passes == 4:
-                if self.round == 2:
-                    self.phase = OVER
-                self.round, self.passes = 2, 0
+        if action != PASS and self.options.bid_ends_auction:
+            self._complete()
         elif self.contract == _NO_CONTRACT:
             if self.passes == 4:
-                self.phase = OVER
+                if self.round == self.options.auction_rounds:
+                    self.phase = OVER
+                else:
+                    self.round, self.passes = self.round + 1, 0
         elif self.passes == 3:
             self._complete()
 
@@ -469,8 +452,11 @@ class Deal:
 
     def scoring_declarations(self) -> tuple[list[int], list[list[int]]]:
         """Points per team and the announced combination ids that score (RULES §6.4)."""
+        rules = self.declaration_rules
+        if rules is None:
+            return [0, 0], [[], []]
         trump = self.contract if self.contract < NO_TRUMPS else None
-        return resolve(self.announcements, trump, self.options)
+        return resolve(self.announcements, trump, rules)
 
     def tally(self) -> Tally:
         """The raw facts the scoring needs; only for a deal played to the end."""

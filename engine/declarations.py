@@ -1,8 +1,10 @@
 """Declarations of Bulgarian Belot: finding them in a hand and deciding which score (RULES §6).
 
 Every combination a hand can declare has a fixed id in :data:`COMBOS`, so an announcement
-is a small int like a card.  Sequences use the natural order 7..A; carrés rank J > 9 > A >
-T > K > Q; a card serves in one combination only.
+is a small int like a card; the action log stores it (``ANNOUNCE + id``), so the order of
+:data:`COMBOS` is append-only like the action numbers (:mod:`engine.actions`).  Sequences
+use the natural order 7..A; carrés rank J > 9 > A > T > K > Q; a card serves in one
+combination only.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
+from typing import Protocol
 
 from .cards import (
     ACE,
@@ -26,7 +29,20 @@ from .cards import (
     cards_of,
     parse_card,
 )
-from .options import Options
+
+
+class DeclarationRules(Protocol):
+    """The flags that decide declarations (RULES §9): what a variant with declarations
+    answers from :meth:`engine.options.Options.declarations_in`."""
+
+    @property
+    def long_run(self) -> str: ...
+    @property
+    def overlap_policy(self) -> str: ...
+    @property
+    def declaration_resolution(self) -> str: ...
+    @property
+    def equal_sequences(self) -> str: ...
 
 CARRE_RANKS = (QUEEN, KING, TEN, ACE, NINE, JACK)  # weakest to strongest
 CARRE_VALUE = {QUEEN: 100, KING: 100, TEN: 100, ACE: 100, NINE: 150, JACK: 200}
@@ -63,14 +79,14 @@ class Combo:
     def is_carre(self) -> bool:
         return self.suit is None
 
-    def value(self, options: Options) -> int:
+    def value(self, rules: DeclarationRules) -> int:
         if self.is_carre:
             return CARRE_VALUE[CARRE_RANKS[self.top]]
         if self.length == 3:
             return 20
         if self.length == 4:
             return 50
-        if self.length == 8 and options.long_run == "quint_plus_tierce_for_8":
+        if self.length == 8 and rules.long_run == "quint_plus_tierce_for_8":
             return 120
         return 100
 
@@ -168,7 +184,7 @@ def carres_in(mask: Mask) -> list[int]:
     return [i for i, rank in enumerate(CARRE_RANKS) if full_ranks >> rank & 1]
 
 
-def decompositions(hand: Mask, options: Options) -> list[frozenset[int]]:
+def decompositions(hand: Mask, rules: DeclarationRules) -> list[frozenset[int]]:
     """Every full set of combinations the hand may declare (RULES §6.2).
 
     ``carre_first``: the carrés, then the runs among the other cards.  ``player_choice``:
@@ -178,7 +194,7 @@ def decompositions(hand: Mask, options: Options) -> list[frozenset[int]]:
     if not carres:
         return [frozenset(runs_in(hand))]
     keep_sets: Iterable[tuple[int, ...]] = [tuple(carres)]
-    if options.overlap_policy == "player_choice":
+    if rules.overlap_policy == "player_choice":
         keep_sets = [k for n in range(len(carres) + 1) for k in combinations(carres, n)]
     found = []
     for kept in keep_sets:
@@ -199,19 +215,19 @@ Key = tuple[int, ...]
 Announcement = tuple[int, int]  # (seat, combo id)
 
 
-def _sequence_key(combo: Combo, options: Options) -> Key:
+def _sequence_key(combo: Combo, rules: DeclarationRules) -> Key:
     return combo.length, combo.top
 
 
-def _overall_key(combo: Combo, options: Options) -> Key:
+def _overall_key(combo: Combo, rules: DeclarationRules) -> Key:
     """`single` resolution: value, then carré over run, then height ([EXE])."""
     if combo.is_carre:
-        return combo.value(options), 1, combo.top, 0
-    return combo.value(options), 0, combo.length, combo.top
+        return combo.value(rules), 1, combo.top, 0
+    return combo.value(rules), 0, combo.length, combo.top
 
 
 def resolve(
-    announced: Sequence[Announcement], trump: int | None, options: Options
+    announced: Sequence[Announcement], trump: int | None, rules: DeclarationRules
 ) -> tuple[list[int], list[list[int]]]:
     """Which team scores which announced combinations (RULES §6.4).
 
@@ -220,7 +236,7 @@ def resolve(
     """
     if not announced:
         return [0, 0], [[], []]
-    if options.declaration_resolution == "single":
+    if rules.declaration_resolution == "single":
         key, categories = _overall_key, [list(announced)]
     else:
         key = _sequence_key
@@ -231,7 +247,7 @@ def resolve(
     scoring: list[list[int]] = [[], []]
     for entries in categories:
         best = [
-            max((key(COMBOS[i], options) for s, i in entries if s % 2 == team), default=None)
+            max((key(COMBOS[i], rules) for s, i in entries if s % 2 == team), default=None)
             for team in (0, 1)
         ]
         if best[0] is None and best[1] is None:
@@ -239,19 +255,19 @@ def resolve(
         if best[0] is None or best[1] is None or best[0] != best[1]:
             winner = 0 if best[1] is None or (best[0] is not None and best[0] > best[1]) else 1
         else:
-            tied = [(s, i) for s, i in entries if key(COMBOS[i], options) == best[0]]
-            tie_winner = _break_tie(tied, trump, options)
+            tied = [(s, i) for s, i in entries if key(COMBOS[i], rules) == best[0]]
+            tie_winner = _break_tie(tied, trump, rules)
             if tie_winner is None:
                 continue
             winner = tie_winner
         scoring[winner] += [i for s, i in entries if s % 2 == winner]
-    points = [sum(COMBOS[i].value(options) for i in ids) for ids in scoring]
+    points = [sum(COMBOS[i].value(rules) for i in ids) for ids in scoring]
     return points, scoring
 
 
-def _break_tie(tied: list[Announcement], trump: int | None, options: Options) -> int | None:
+def _break_tie(tied: list[Announcement], trump: int | None, rules: DeclarationRules) -> int | None:
     """Equal best sequences: nobody (``cancel``), else trump suit, then first announced."""
-    if options.equal_sequences == "cancel":
+    if rules.equal_sequences == "cancel":
         return None
     in_trump = {s % 2 for s, i in tied if trump is not None and COMBOS[i].suit == trump}
     if len(in_trump) == 1:

@@ -50,7 +50,7 @@ class PublicObservation:
     phase: Phase
     to_move: int | None
     hand_sizes: tuple[int, int, int, int]
-    turned: Card | None  # classic: the card turned up for the auction
+    turned: Card | None  # the card turned up for the auction, where the variant turns one
     auction: tuple[tuple[int, Action], ...]
     contract: int | None
     declarer: int | None
@@ -133,7 +133,9 @@ def _announcement(a: Announcement) -> dict[str, Any]:
 
 def announcements(deal: Deal, viewer: int | None) -> tuple[Announcement, ...]:
     """A deal's announcements as ``viewer`` (None: anyone) may see them."""
-    options = deal.options
+    rules = deal.declaration_rules
+    if rules is None:
+        return ()
     scored: set[int] = set()
     if deal.is_over:
         _, ids = deal.scoring_declarations()
@@ -143,7 +145,7 @@ def announcements(deal: Deal, viewer: int | None) -> tuple[Announcement, ...]:
         Announcement(
             seat,
             COMBOS[i].declaration_kind,
-            COMBOS[i].value(options),
+            COMBOS[i].value(rules),
             COMBOS[i].rank if show else COMBOS[i].public_rank,
             COMBOS[i].mask if show else None,
             (i in scored) if deal.is_over else None,

@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .actions import ANNOUNCE, BELOT, BID, Action, action_name, parse_action
+from .actions import ANNOUNCE, BELOT, BID, Action, action_name, is_announce, is_play, parse_action
 from .cards import CONTRACT_NAMES, RANKS, SUITS, card_name, parse_card
 from .deal import Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
 from .match import Match
-from .options import VARIANTS, Options
+from .options import Options
 from .scoring import UNFINISHED, DealResult
+from .variants import find_variant
 
 FORMAT = "belote-record/1"
 _DEAL_KEYS = {"dealer", "deck", "actions"}
@@ -45,17 +46,17 @@ def deal_record(deal: Deal) -> dict[str, Any]:
     actions: list[dict[str, Any]] = []
     pending: dict[int, list[str]] = {}
     for seat, action in deal.history:
-        if action >= ANNOUNCE:
+        if is_announce(action):
             pending.setdefault(seat, []).append(COMBOS[action - ANNOUNCE].text())
-        elif action >= BID:
-            actions.append({"seat": seat, "bid": action_name(action)})
-        else:
+        elif is_play(action):
             entry: dict[str, Any] = {"seat": seat, "card": card_name(action % BELOT)}
             if seat in pending:
                 entry["announce"] = pending.pop(seat)
             if action >= BELOT:
                 entry["belot"] = True
             actions.append(entry)
+        else:
+            actions.append({"seat": seat, "bid": action_name(action)})
     return {
         "dealer": deal.dealer,
         "deck": " ".join(card_name(c) for c in deal.deck),
@@ -84,9 +85,7 @@ def write_record(match: Match, **extra: Any) -> dict[str, Any]:
 
 
 def read_options(doc: Mapping[str, Any]) -> Options:
-    variant = doc.get("variant")
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}")
+    variant = find_variant(doc.get("variant")).variant
     flags = doc.get("options", {})
     if not isinstance(flags, dict):
         raise ValueError("options must be an object")

@@ -25,12 +25,12 @@ def score_summary(doc: Any) -> DealResult:
         raise ValueError(f"unknown key {sorted(unknown)[0]!r}")
     options = read_options(doc)
     name = doc.get("contract")
-    allowed = CONTRACT_NAMES[:4] if options.classic else CONTRACT_NAMES
+    allowed = [CONTRACT_NAMES[k] for k in options.contracts]
     if name not in allowed:
         raise ValueError(f"contract must be one of {', '.join(allowed)}, not {name!r}")
     contract = CONTRACT_NAMES.index(name)
     bidder = _choice(doc, "bidder_team", (0, 1))
-    multiplier = _choice(doc, "multiplier", (1,) if options.classic else (1, 2, 4), default=1)
+    multiplier = _choice(doc, "multiplier", options.multipliers, default=1)
     carry_in = doc.get("carry_in", 0)
     if type(carry_in) is not int or carry_in < 0:
         raise ValueError("carry_in must be a whole number of at least 0")
@@ -102,8 +102,12 @@ def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int
             or not all(isinstance(team, list) for team in value)):
         raise ValueError("declarations must be two lists of combination names")
     names = [n for team in value for n in team]
-    if names and (options.classic or contract == NO_TRUMPS):
-        raise ValueError(f"no declarations score in {'classic' if options.classic else 'NT'}")
+    rules = options.declarations_in(contract)
+    if rules is None:
+        if names:
+            where = CONTRACT_NAMES[contract] if options.declaration_contracts else options.variant
+            raise ValueError(f"no declarations score in {where}")
+        return 0, 0
     for n in names:
         if not isinstance(n, str) or n not in _VALUES:
             raise ValueError(f"unknown combination {n!r}")
@@ -112,7 +116,7 @@ def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int
         raise ValueError("each carré exists once in the deck")
     for team in value:
         _check_fits(team)
-    if options.declaration_resolution == "per_category":
+    if rules.declaration_resolution == "per_category":
         for category in (_RUN_VALUES.keys(), carres.keys()):
             if all(any(n in category for n in team) for team in value):
                 raise ValueError("only one team scores each kind of declaration")

@@ -15,6 +15,7 @@ from engine.deal import Phase
 from engine.match import Match
 from engine.observation import Observation
 from engine.options import Options
+from engine.variants import VARIANTS
 
 
 def auction_positions(variant: str, deals: int = 60) -> Iterator[Observation]:
@@ -83,3 +84,14 @@ def test_the_last_word_moves_the_bar_only_there(variant: str,
             elsewhere += 1
             assert calls[-1000.0] == calls[0.0] == calls[1000.0]
     assert last >= 5 and elsewhere >= 10
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_variant_has_its_bid_table_and_threshold(variant: str) -> None:
+    """What a new variant brings for hard's calls (docs/variants.md): its cells of
+    ai/bid_table.json and its threshold."""
+    options = Options.make(variant)
+    table = bidding.load_table()
+    for contract in options.contracts:
+        assert f"{variant}:{bidding.contract_kind(contract)}:all" in table
+    assert isinstance(bidding.hard_threshold(options), float)  # KeyError without one

@@ -13,7 +13,8 @@ from ai.solver import SearchTimeout, Solver
 from engine.actions import BID, PASS
 from engine.match import Match
 from engine.observation import Observation
-from engine.options import FLAGS, VARIANTS, Options
+from engine.options import Options
+from engine.variants import VARIANTS
 
 FAST = 0.01  # hard's time cap in these tests: legality does not depend on it
 
@@ -21,8 +22,8 @@ FAST = 0.01  # hard's time cap in these tests: legality does not depend on it
 def random_options(rng: random.Random, variant: str) -> Options:
     """A variant with a random value for every house rule that applies to it."""
     flags: dict[str, Any] = {}
-    for name, (variants, values) in FLAGS.items():
-        if variant in variants and values:
+    for name, (_, values) in VARIANTS[variant].flag_table().items():
+        if values:
             flags[name] = rng.choice(values)
     return Options.make(variant, **flags)
 
@@ -31,7 +32,7 @@ def test_every_level_plays_only_legal_actions_under_random_house_rules() -> None
     rng = random.Random(7)
     states = 0
     for game in range(64):
-        variant = VARIANTS[game % 2]
+        variant = list(VARIANTS)[game % 2]
         match = Match(random_options(rng, variant), seed=game)
         bots = {level: make_bot(level, seed=game, budget_s=FAST) for level in LEVELS}
         for _ in range(3):  # three deals: later ones have scores, pools and gathered decks

@@ -69,7 +69,7 @@ def check_against_engine(frames: dict[str, Any], live: LiveMatch) -> None:
         assert [(b["seat"], b["card"][1]) for b in frame["belots"]] == [
             (seat, "CDHS"[suit]) for seat, suit in deal.belots]
         assert all(b["card"][0] in "KQ" for b in frame["belots"])
-        if match.options.classic:
+        if match.options.variant == "classic":
             assert frame["turned"] is not None and frame["turned"] in hands[result.bidder]
         else:
             assert frame["turned"] is None

@@ -16,7 +16,7 @@ from ai import LEVELS
 from app import events
 from app.protocol import PROTOCOL_VERSION, CloseCode
 from app.tables.chat import MAX_TEXT, PHRASES
-from engine.options import VARIANTS
+from engine.variants import VARIANTS
 from tests.conftest import Rest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from ai import LEVELS
 from app.protocol import CloseCode
-from engine.options import VARIANTS
+from engine.variants import VARIANTS
 
 STATIC = Path(__file__).resolve().parents[1] / "app" / "static"
 LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")

@@ -31,6 +31,7 @@ from engine.observation import Observation
 from engine.options import Options
 from engine.record import replay, replay_report, write_record
 from engine.scoring import Tally, score_deal
+from engine.variants import Bulgarian, Classic
 from tests.positions import carre_played
 from tests.strategies import (
     FLAGS,
@@ -113,7 +114,7 @@ def ref_legal_cards(hand: list[str], trick: list[str], contract: str, opts: Opti
     top_t = max(on_table, key=lambda c: strength(c, contract)) if on_table else None
     over = [c for c in trumps
             if top_t is not None and strength(c, contract) > strength(top_t, contract)]
-    if not opts.classic:
+    if not isinstance(opts, Classic):
         if partner_winning:
             return set(hand)
         if top_t is not None:
@@ -182,7 +183,7 @@ def ref_legal_calls(deal: Deal) -> set[str]:
     """§4.1 / §4.2: the calls open to the player to move."""
     auction = ref_auction(deal.history)
     me = deal.to_move
-    if deal.options.classic:
+    if deal.options.variant == "classic":
         assert deal.turned is not None
         u = name(deal.turned)[1]
         if len(auction.calls) < 4:
@@ -221,7 +222,7 @@ def runs(cards: Iterable[str]) -> list[frozenset[str]]:
     return found
 
 
-def ref_declaration_sets(hand: set[str], opts: Options) -> list[frozenset[frozenset[str]]]:
+def ref_declaration_sets(hand: set[str], opts: Bulgarian) -> list[frozenset[frozenset[str]]]:
     """Every full declaration of a hand (§6.2 and the ``overlap_policy`` flag)."""
     carres = [r for r in CARRE_ORDER if all(r + s in hand for s in SUITS)]
     if opts.overlap_policy == "carre_first":
@@ -237,7 +238,7 @@ def ref_declaration_sets(hand: set[str], opts: Options) -> list[frozenset[frozen
 
 
 def ref_announceable(hand: set[str], announced: set[frozenset[str]],
-                     opts: Options) -> set[frozenset[str]]:
+                     opts: Bulgarian) -> set[frozenset[str]]:
     out: set[frozenset[str]] = set()
     for full in ref_declaration_sets(hand, opts):
         if announced <= full:
@@ -249,7 +250,7 @@ def is_carre(cards: frozenset[str]) -> bool:
     return len({c[0] for c in cards}) == 1
 
 
-def combo_value(cards: frozenset[str], opts: Options) -> int:
+def combo_value(cards: frozenset[str], opts: Bulgarian) -> int:
     if is_carre(cards):
         return CARRE_VALUE[next(iter(cards))[0]]
     n = len(cards)
@@ -263,7 +264,7 @@ def seq_key(cards: frozenset[str]) -> tuple[int, int]:
 
 
 def ref_declarations(
-    announced: list[tuple[int, frozenset[str]]], contract: str, opts: Options
+    announced: list[tuple[int, frozenset[str]]], contract: str, opts: Bulgarian
 ) -> tuple[int, int]:
     """Points of the declarations that score, per team (§6.4 and its two flags)."""
     trump = contract if contract in SUITS else None
@@ -328,7 +329,7 @@ class Expected:
 
 def ref_score_bulgarian(
     contract: str, bidder_team: int, m: int, cp: tuple[int, int], decl: tuple[int, int],
-    belots: tuple[int, int], valat: int | None, pool: int, opts: Options,
+    belots: tuple[int, int], valat: int | None, pool: int, opts: Bulgarian,
 ) -> Expected:
     """§7.1-§7.7; with ``valat_multiplied = false`` a valat deal is scored undoubled."""
     raw = [cp[t] * (2 if contract == "NT" else 1) + decl[t] + 20 * belots[t]
@@ -357,7 +358,7 @@ def ref_score_bulgarian(
 
 def ref_score_classic(
     bidder_team: int, cp: tuple[int, int], belots: tuple[int, int], valat: int | None,
-    pool: int, opts: Options,
+    pool: int, opts: Classic,
 ) -> Expected:
     """§8.1-§8.2 and the flags ``belote_counts_for_contract`` and ``litige``."""
     cs = [(252 if valat == t else cp[t]) for t in (0, 1)]
@@ -422,7 +423,7 @@ def expected_legal_actions(deal: Deal) -> set[str]:
                 and partner_card in hand
                 and (contract != "AT" or not trick or trick[0][1] == card[1])):
             out.add(card + "+belot")
-    if not opts.classic and contract != "NT" and not deal.tricks:
+    if isinstance(opts, Bulgarian) and contract != "NT" and not deal.tricks:
         mine = {c for s, c in announced_by(deal) if s == me}
         for combo in ref_announceable(set(names_of(deal.dealt[me])), mine, opts):
             out.add("announce " + combo_text(combo))
@@ -498,15 +499,15 @@ def check_finished_deal(match: Match, i: int, carry_in: int) -> int:
         assert result.outcome == "redeal"
         assert result.score == (0, 0)
         assert result.hanging == carry_in
-        assert len(auction.calls) == (8 if opts.classic else 4)
+        assert len(auction.calls) == (8 if opts.variant == "classic" else 4)
         assert all(c == "pass" for _, c in auction.calls)
         return carry_in
     contract = auction.contract
     assert auction.declarer is not None
     assert (result.contract, result.bidder, result.multiplier) == (
         CONTRACTS.index(contract), auction.declarer, auction.multiplier)
-    taker = auction.declarer if opts.classic else None
-    hands = ref_hands([name(c) for c in deal.deck], deal.dealer, opts.classic, taker)
+    taker = auction.declarer if opts.variant == "classic" else None
+    hands = ref_hands([name(c) for c in deal.deck], deal.dealer, opts.variant == "classic", taker)
     assert [set(names_of(h)) for h in deal.dealt] == hands
 
     # the eight tricks: who leads, who wins, what they are worth (§1.6, §5.1)
@@ -532,13 +533,15 @@ def check_finished_deal(match: Match, i: int, carry_in: int) -> int:
 
     # announcements: only in bulgarian suit/AT deals, from the seat's own dealt hand
     announced = announced_by(deal)
-    if opts.classic or contract == "NT":
+    decl = (0, 0)
+    if not isinstance(opts, Bulgarian) or contract == "NT":
         assert not announced
-    for seat in range(4):
-        mine = [c for s, c in announced if s == seat]
-        assert len(set(mine)) == len(mine)
-        assert any(set(mine) <= full for full in ref_declaration_sets(hands[seat], opts))
-    decl = ref_declarations(announced, contract, opts) if announced else (0, 0)
+    else:
+        for seat in range(4):
+            mine = [c for s, c in announced if s == seat]
+            assert len(set(mine)) == len(mine)
+            assert any(set(mine) <= full for full in ref_declaration_sets(hands[seat], opts))
+        decl = ref_declarations(announced, contract, opts) if announced else (0, 0)
     assert result.declarations == decl
 
     # belots: K+Q of a trump suit in one hand, announced with the first of the two
@@ -555,12 +558,13 @@ def check_finished_deal(match: Match, i: int, carry_in: int) -> int:
         belots[seat % 2] += 1
     assert result.belot == (20 * belots[0], 20 * belots[1])
 
-    if opts.classic:
+    if isinstance(opts, Classic):
         exp = ref_score_classic(auction.declarer % 2, (cp[0], cp[1]), (belots[0], belots[1]),
                                 valat, carry_in, opts)
         cs_sum = 252 if valat is not None else 162
         assert sum(result.score) + result.hanging == cs_sum + 20 * sum(belots) + carry_in
     else:
+        assert isinstance(opts, Bulgarian)
         exp = ref_score_bulgarian(contract, auction.declarer % 2, auction.multiplier,
                                   (cp[0], cp[1]), decl, (belots[0], belots[1]), valat,
                                   carry_in, opts)
@@ -586,13 +590,14 @@ def ref_match_end(match: Match) -> tuple[int | None, int, int]:
         if r.outcome == "redeal":
             continue
         high = max(totals)
-        if r.valat is not None and not opts.classic:
+        if r.valat is not None and isinstance(opts, Bulgarian):
             if opts.valat_blocks_win == "raise_target" and high >= target:
                 target = high + 1
             continue
         if high >= target and totals[0] != totals[1]:
             lead = 0 if totals[0] > totals[1] else 1
-            if opts.classic or opts.valat_blocks_win != "must_score" or r.score[lead] > 0:
+            if not isinstance(opts, Bulgarian) or opts.valat_blocks_win != "must_score" \
+                    or r.score[lead] > 0:
                 return lead, n, target
     return None, len(match.results), target
 
@@ -637,7 +642,7 @@ def test_score_deal_matches_reference(
     bidder: int, multiplier: int, valat: int | None, pool: int, contract: int,
 ) -> None:
     """scoring.score_deal on arbitrary (reachable-looking) tallies against §7/§8."""
-    if options.classic:
+    if options.variant == "classic":
         contract %= 4
         multiplier = 1
         decl = (0, 0)
@@ -654,9 +659,10 @@ def test_score_deal_matches_reference(
     cp[last] += 10
     tally = Tally(contract, bidder, multiplier, (cp[0], cp[1]), decl, belots, valat)
     got = score_deal(tally, pool, options)
-    if options.classic:
+    if isinstance(options, Classic):
         exp = ref_score_classic(bidder % 2, (cp[0], cp[1]), belots, valat, pool, options)
     else:
+        assert isinstance(options, Bulgarian)
         exp = ref_score_bulgarian(name_, bidder % 2, multiplier, (cp[0], cp[1]), decl,
                                   belots, valat, pool, options)
     assert (got.outcome, got.score, got.hanging) == (
@@ -690,7 +696,7 @@ def card_positions(draw: st.DrawFn) -> tuple[Options, list[int], list[int], int]
     cards = draw(st.permutations(range(32)))
     trick_len = draw(st.integers(0, 3))
     hand_len = draw(st.integers(1, 8))
-    contract = draw(st.integers(0, 3 if options.classic else 5))
+    contract = draw(st.integers(0, 3 if options.variant == "classic" else 5))
     return options, cards[:trick_len], cards[trick_len:trick_len + hand_len], contract
 
 
@@ -846,7 +852,7 @@ def check_private(match: Match, seat: int | None) -> None:
     else:
         assert view["seat"] == seat
     played = {name(c) for c in deal.trick} | {name(c) for _, cs in deal.tricks for c in cs}
-    turned = {name(deal.turned)} if deal.options.classic and deal.turned is not None else set()
+    turned = {name(deal.turned)} if deal.turned is not None else set()
     visible = own | played | turned
     announced = announced_by(deal)
     for s, combo in announced:
@@ -874,7 +880,7 @@ def check_private(match: Match, seat: int | None) -> None:
     assert [c for t in view["tricks"] for c in t["cards"]] == [
         name(c) for _, cs in deal.tricks for c in cs]
     assert view["trick"]["cards"] == [name(c) for c in deal.trick]
-    if deal.options.classic:
+    if deal.options.variant == "classic":
         assert view["turned"] == (None if deal.turned is None else name(deal.turned))
     else:
         assert view["turned"] is None

@@ -9,7 +9,7 @@ import pytest
 from ai import LEVELS
 from app import ratings
 from app.ratings import NEW, Rating
-from engine.options import VARIANTS
+from engine.variants import VARIANTS
 
 STRONG = Rating(30.0, 2.0)
 WEAK = Rating(20.0, 2.0)

@@ -17,7 +17,7 @@ from engine import errors
 from engine.actions import ANNOUNCE, BELOT, BID, Action, action_name, parse_action
 from engine.cards import CONTRACT_NAMES, SUITS, mask_of, names, parse_card
 from engine.deal import Deal, legal_cards
-from engine.declarations import COMBOS, decompositions, parse_combo, resolve
+from engine.declarations import COMBOS, DeclarationRules, decompositions, parse_combo, resolve
 from engine.match import Match
 from engine.options import Options
 from engine.scoring import DealResult, MatchProgress, Tally, after_deal, score_deal
@@ -178,7 +178,7 @@ def sequence_result(deal: Vector, pool: int, options: Options) -> DealResult:
         return DealResult("redeal", hanging=pool)
     if "ref" in deal:
         ref = BY_ID[deal["ref"]]
-        tally = classic_tally(ref) if options.classic else bulgarian_tally(ref)
+        tally = classic_tally(ref) if options.variant == "classic" else bulgarian_tally(ref)
     else:
         tally = Tally(contract_of(deal["contract"]), int(deal["bidder_team"]),
                       int(deal.get("multiplier", 1)), pair(deal["card_points"]),
@@ -208,12 +208,19 @@ def test_match_sequence(v: Vector) -> None:
 # ----------------------------------------------------------------- declarations
 
 
+def declaration_rules(v: Vector) -> DeclarationRules:
+    """How declarations score under a bulgarian example's flags (in a suit contract)."""
+    rules = options_of("bulgarian", v).declarations_in(contract_of("S"))
+    assert rules is not None
+    return rules
+
+
 @pytest.mark.parametrize("v", vectors("decompositions"))
 def test_declarable_sets(v: Vector) -> None:
     """§11.3 D1, D3–D5: the canonical declarable sets of a hand and their values."""
-    options = options_of("bulgarian", v)
-    found = decompositions(mask(v["hand"]), options)
-    values = sorted(sum(COMBOS[i].value(options) for i in s) for s in found)
+    rules = declaration_rules(v)
+    found = decompositions(mask(v["hand"]), rules)
+    values = sorted(sum(COMBOS[i].value(rules) for i in s) for s in found)
     assert values == sorted(v["values"])
     if "sets" in v:
         got_sets = {frozenset(COMBOS[i].mask for i in s) for s in found}
@@ -225,11 +232,11 @@ def test_declarable_sets(v: Vector) -> None:
 @pytest.mark.parametrize("v", vectors("resolutions"))
 def test_declaration_resolution(v: Vector) -> None:
     """§11.3 D1, D2, D6–D9: which team scores which announced combinations."""
-    options = options_of("bulgarian", v)
+    rules = declaration_rules(v)
     announced = [(int(seat), parse_combo(text)) for seat, text in v["announced"]]
     contract = v["contract"]
     trump = contract_of(contract) if contract in ("C", "D", "H", "S") else None
-    points, scoring = resolve(announced, trump, options)
+    points, scoring = resolve(announced, trump, rules)
     assert points == v["points"]
     for team in (0, 1):
         got = sorted(COMBOS[i].mask for i in scoring[team])

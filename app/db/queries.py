@@ -34,7 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from engine.options import VARIANTS
+from engine.variants import VARIANTS
 
 from .. import ratings
 from ..models import RatingView

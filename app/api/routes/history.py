@@ -10,6 +10,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.variants import VARIANTS
+
 from ...db import queries
 from ...db.repository import MatchLog
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
@@ -51,7 +53,7 @@ async def list_matches(
     session: SessionDep,
     viewer: ViewerDep,
     player: Annotated[str | None, Query(max_length=64, description="A player's id.")] = None,
-    variant: Annotated[str | None, Query(pattern="^(bulgarian|classic)$")] = None,
+    variant: Annotated[str | None, Query(pattern=f"^({'|'.join(VARIANTS)})$")] = None,
     finished: Annotated[bool | None, Query(description="Only finished, or only on.")] = None,
     since: Annotated[datetime | None, Query(description="Started at or after.")] = None,
     until: Annotated[datetime | None, Query(description="Started before.")] = None,

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from ai import Level
-from engine.options import Variant
+from engine.variants import Variant
 
 from ...accounts.service import Caller
 from ...matchmaking import Entry, Matchmaker

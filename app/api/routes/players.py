@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, Field
 
-from engine.options import Variant
+from engine.variants import Variant
 
 from ...db import queries
 from ...db.schemas import MatchSummary, PlayerStats

@@ -10,8 +10,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from ai import LEVELS
-from engine import Options
-from engine.options import FLAGS, VARIANTS, max_target
+from engine.variants import VARIANTS
 
 from ... import events
 from ...models import BotCreate, TableCreate
@@ -52,11 +51,11 @@ async def variants() -> dict[str, dict[str, dict[str, Any]]]:
     engine."""
     return {
         variant: {
-            name: {"default": default, "values": list(FLAGS[name][1])}
-            | ({"max": max_target(variant)} if name == "target_score" else {})
-            for name, default in Options.make(variant).applicable().items()
+            name: {"default": default, "values": list(values)}
+            | ({"max": rules.max_target()} if name == "target_score" else {})
+            for name, (default, values) in rules.flag_table().items()
         }
-        for variant in VARIANTS
+        for variant, rules in VARIANTS.items()
     }
 
 
