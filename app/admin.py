@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import sys
 
-from engine.options import VARIANTS
+from engine import VARIANTS
 
 from .config import get_settings
 from .db.ratings import FlaggedAccount, flagged_accounts
