@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from ai import LEVELS
+from app.errors import ErrorCode
 from app.protocol import PROTOCOL_VERSION, CloseCode
 from app.tables.chat import MAX_TEXT, PHRASES
 from engine.options import VARIANTS
@@ -37,6 +38,7 @@ def test_the_protocol_is_served_as_the_server_defines_it(served: dict[str, Any])
         "levels": {"values": list(LEVELS), "default": "normal"},
         "variants": {"values": list(VARIANTS), "default": "bulgarian"},
         "chat": {"phrases": list(PHRASES), "max_text": MAX_TEXT},
+        "errors": {code.value: code.status for code in ErrorCode},
     }
 
 

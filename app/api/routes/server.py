@@ -13,6 +13,7 @@ from ai import LEVELS
 from engine import Options
 from engine.options import FLAGS, VARIANTS, max_target
 
+from ...errors import ErrorCode
 from ...models import BotCreate, TableCreate
 from ...protocol import PROTOCOL_VERSION, CloseCode
 from ...tables.chat import MAX_TEXT, PHRASES
@@ -85,6 +86,9 @@ class ProtocolOut(BaseModel):
         description="Variants, for `POST /api/tables` (their rules: `GET /api/variants`)."
     )
     chat: ChatOut = Field(description="The table chat's quick phrases and text length.")
+    errors: dict[str, int | None] = Field(
+        description="Every error code the server sends (docs/protocol.md, section 7), with "
+        "the HTTP status it answers with; null for a code said on a socket only.")
 
 
 @router.get("/protocol")
@@ -98,4 +102,5 @@ async def protocol() -> ProtocolOut:
         variants=ChoicesOut(values=list(VARIANTS),
                             default=TableCreate.model_fields["variant"].default),
         chat=ChatOut(phrases=list(PHRASES), max_text=MAX_TEXT),
+        errors={code: code.status for code in ErrorCode},
     )
