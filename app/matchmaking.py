@@ -46,6 +46,7 @@ from .cancelled import stop_tasks
 from .cluster import Cluster
 from .cluster.node import Unavailable
 from .config import Settings
+from .errors import ErrorCode
 from .names import MAX_NAME
 from .tables import AddBot, LeaveSeat, Lobby, SitDown, StartMatch, Table, TableConfig, TableError
 from .tables.clock import Clock
@@ -63,7 +64,8 @@ SETTLED_TTL = 600.0  # seconds a player can still read which table they were sea
 REJOIN_AFTER = 30.0
 QUEUE_LEVEL = Level.NORMAL  # the bots that fill a group's empty seats
 # Refusals of the lobby that concern one holder: another player of a group may own it.
-HOLDER_LIMITS = frozenset({"too_many_tables_for_you", "too_many_tables_for_address"})
+HOLDER_LIMITS = frozenset({ErrorCode.TOO_MANY_TABLES_FOR_YOU,
+                           ErrorCode.TOO_MANY_TABLES_FOR_ADDRESS})
 
 Status = Literal["waiting", "forming", "seated", "failed"]
 
@@ -520,7 +522,7 @@ class Matchmaker:
         except Exception as exc:  # each player is told; none is left waiting for ever
             if not isinstance(exc, TableError):
                 log.exception("no table for a group of the queue")
-                exc = TableError("internal", "internal error", 500)
+                exc = TableError(ErrorCode.INTERNAL, "internal error")
             await self.queue.settle([e.model_copy(update={
                 "status": "failed", "code": exc.code, "message": str(exc)}) for e in entries])
             return

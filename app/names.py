@@ -16,13 +16,14 @@ import unicodedata
 
 from pydantic_core import PydanticCustomError
 
+from .errors import ErrorCode
 from .text import MAX_MARKS, Refusal, has_visible, refusal, visible
 
 MAX_NAME = 32
 REFUSALS = {
-    Refusal.CONTROL: ("name_control", "a name cannot hold control characters"),
-    Refusal.BIDI: ("name_bidi", "a name cannot hold bidirectional text controls"),
-    Refusal.MARKS: ("name_too_many_marks",
+    Refusal.CONTROL: (ErrorCode.NAME_CONTROL, "a name cannot hold control characters"),
+    Refusal.BIDI: (ErrorCode.NAME_BIDI, "a name cannot hold bidirectional text controls"),
+    Refusal.MARKS: (ErrorCode.NAME_TOO_MANY_MARKS,
                     f"a name has at most {MAX_MARKS} combining marks on one character"),
 }
 
@@ -35,9 +36,9 @@ def clean_name(value: str) -> str:
         raise _refused(*REFUSALS[reason])
     name = " ".join(name.split())
     if not has_visible(name):
-        raise _refused("name_invisible", "a name needs at least one visible character")
+        raise _refused(ErrorCode.NAME_INVISIBLE, "a name needs at least one visible character")
     if len(name) > MAX_NAME:
-        raise _refused("name_too_long", f"a name has at most {MAX_NAME} characters")
+        raise _refused(ErrorCode.NAME_TOO_LONG, f"a name has at most {MAX_NAME} characters")
     return name
 
 
@@ -45,7 +46,7 @@ def clean_player_name(value: str) -> str:
     """A guest's name: :func:`clean_name`, and not one that passes for a bot's."""
     name = clean_name(value)
     if RESERVED.fullmatch(_skeleton(name)):
-        raise _refused("name_reserved", "that name is kept for bots")
+        raise _refused(ErrorCode.NAME_RESERVED, "that name is kept for bots")
     return name
 
 
@@ -57,7 +58,7 @@ def _skeleton(name: str) -> str:
     return " ".join(kept.split()).casefold()
 
 
-def _refused(code: str, message: str) -> PydanticCustomError:
+def _refused(code: ErrorCode, message: str) -> PydanticCustomError:
     return PydanticCustomError(code, message)
 
 

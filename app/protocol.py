@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from .errors import ErrorCode
 from .events import ChatEvent, Event
 from .models import TablePublic
 
@@ -107,7 +108,7 @@ _TYPES = frozenset({"hello", "action", "ping", "pong", "resume", "chat"})
 class ProtocolError(Exception):
     """A client message the server refuses; ``code`` goes back in an ``error`` message."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
 
@@ -117,19 +118,19 @@ def parse(text: str) -> ClientMessage:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # deep nesting raises RecursionError
-        raise ProtocolError("bad_json", f"not JSON: {str(exc)[:100]}") from None
+        raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {str(exc)[:100]}") from None
     if not isinstance(data, dict):
-        raise ProtocolError("bad_message", "a message is a JSON object")
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is a JSON object")
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _TYPES:
-        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:32]!r}")
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {str(kind)[:32]!r}")
     try:
         return _adapter.validate_python(data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()[:3]
         )
-        raise ProtocolError("bad_message", problems) from None
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
 
 
 # ------------------------------------------------------------------ server messages

@@ -4,8 +4,6 @@ OpenAPI schema declares that body for every error the API lists."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,11 +145,3 @@ def test_the_schema_declares_the_shape_for_every_error(client: TestClient) -> No
     assert "HTTPValidationError" not in schema["components"]["schemas"]
     assert sorted(schema["components"]["schemas"]["ErrorDetail"]["required"]) == [
         "code", "message"]
-
-
-def test_the_client_can_say_why_each_name_is_refused() -> None:
-    """Each refusal code of app/names.py has its text in the client's English (and so in
-    every language: tests/test_client_static.py)."""
-    codes = re.findall(r'_refused\("(\w+)"', (ROOT / "app" / "names.py").read_text())
-    english = json.loads((ROOT / "app" / "static" / "i18n" / "en" / "core.json").read_text())
-    assert codes and not [code for code in codes if f"error.{code}" not in english]

@@ -14,6 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ai import LEVELS
 from app import events
+from app.errors import ErrorCode
 from app.protocol import PROTOCOL_VERSION, CloseCode
 from app.tables.chat import MAX_TEXT, PHRASES
 from engine.variants import VARIANTS
@@ -39,6 +40,7 @@ def test_the_protocol_is_served_as_the_server_defines_it(served: dict[str, Any])
         "variants": {"values": list(VARIANTS), "default": "bulgarian"},
         "chat": {"phrases": list(PHRASES), "max_text": MAX_TEXT},
         "events": events.schema(),
+        "errors": {code.value: code.status for code in ErrorCode},
     }
 
 

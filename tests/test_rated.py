@@ -361,7 +361,7 @@ def test_memory_storage_keeps_tables_unrated_but_working() -> None:
             rated = lobby.create(ANA, TableConfig("r", QUICK, 60, False, False, rated=True))
             with pytest.raises(TableError) as refusal:
                 await rated.submit(SitDown(ANA, 0))
-            assert refusal.value.status == 503
+            assert refusal.value.code.status == 503
         finally:
             await lobby.stop()
 

@@ -17,6 +17,8 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from pydantic_core import PydanticCustomError
 
+from ..errors import ErrorCode
+
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 
 
@@ -25,7 +27,8 @@ def check_password(value: str) -> str:
     whose message states the rule only: no error may echo a password."""
     if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
         raise PydanticCustomError(
-            "weak_password", f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+            ErrorCode.WEAK_PASSWORD,
+            f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
     return value
 
 

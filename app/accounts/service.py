@@ -22,6 +22,7 @@ from ..auth import InvalidToken, Player, Tokens
 from ..config import Settings
 from ..db import accounts as store
 from ..db.session import Database
+from ..errors import ErrorCode
 from ..limiter import Hit, Limit, Limited, Limiter
 from ..storage import StorageError
 from ..tables import Client
@@ -72,15 +73,14 @@ class Caller:
 
 
 class AccountError(Exception):
-    """A refused call: the HTTP status, the error code, and Retry-After for a 429."""
+    """A refused call: the error code, and Retry-After for a 429."""
 
-    def __init__(self, status: int, code: str, message: str,
-                 retry_after: int | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
-        self.status, self.code, self.retry_after = status, code, retry_after
+        self.code, self.retry_after = code, retry_after
 
 
-BAD_CREDENTIALS = (401, "bad_credentials", "wrong username or password")
+BAD_CREDENTIALS = (ErrorCode.BAD_CREDENTIALS, "wrong username or password")
 
 
 class Accounts:
@@ -158,16 +158,16 @@ class Accounts:
         if address is not None:
             await self._take([(self._limits.signup, address)])
         if caller is not None and caller.username is not None:
-            raise AccountError(409, "already_an_account", "you are logged in to an account")
+            raise AccountError(ErrorCode.ALREADY_AN_ACCOUNT, "you are logged in to an account")
         if fold(password) == fold(username):
-            raise AccountError(422, "weak_password", "the password cannot be the username")
+            raise AccountError(ErrorCode.WEAK_PASSWORD, "the password cannot be the username")
         player_id = caller.player.id if caller is not None else uuid.uuid4().hex
         password_hash = await self._passwords.hash(password)
         try:
             await store.create_account(self._db, player_id, username, fold(username),
                                        password_hash)
         except store.AccountTaken:
-            raise AccountError(409, "username_taken", "that username is taken") from None
+            raise AccountError(ErrorCode.USERNAME_TAKEN, "that username is taken") from None
         if caller is not None:
             await self._news.tell(ACCOUNT, player_id)
         return await self._open(player_id, username)
@@ -207,7 +207,7 @@ class Accounts:
             raise AccountError(*BAD_CREDENTIALS)
         await self._succeeded(attempt, key, address)
         if fold(new) == fold(caller.username):
-            raise AccountError(422, "weak_password", "the password cannot be the username")
+            raise AccountError(ErrorCode.WEAK_PASSWORD, "the password cannot be the username")
         await store.set_password(self._db, caller.player.id, await self._passwords.hash(new))
         for ended in await self._sessions.end_others(caller.player.id, session):
             await self._news.tell(ENDED, ended)
@@ -252,14 +252,14 @@ class Accounts:
             return await self._limiter.take(wanted)
         except Limited as limited:
             wait = limited.retry_after
-            raise AccountError(429, "too_many_attempts",
+            raise AccountError(ErrorCode.TOO_MANY_ATTEMPTS,
                                f"too many attempts; try again in {wait} s", wait) from None
 
     @staticmethod
     def _account(caller: Caller) -> str:
         """The caller's session, or ``not_an_account`` for a guest."""
         if caller.session is None:
-            raise AccountError(409, "not_an_account", "a guest has no account: sign up first")
+            raise AccountError(ErrorCode.NOT_AN_ACCOUNT, "a guest has no account: sign up first")
         return caller.session
 
 

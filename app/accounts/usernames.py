@@ -11,6 +11,7 @@ import re
 
 from pydantic_core import PydanticCustomError
 
+from ..errors import ErrorCode
 from ..names import RESERVED as BOT_NAMES
 
 MIN_USERNAME, MAX_USERNAME = 3, 24
@@ -33,9 +34,9 @@ def check_username(value: str) -> str:
     ``reserved_username``."""
     if not _PATTERN.fullmatch(value):
         raise PydanticCustomError(
-            "bad_username", f"a username has {MIN_USERNAME} to {MAX_USERNAME} letters, digits, "
-            "'_' or '-'")
+            ErrorCode.BAD_USERNAME, f"a username has {MIN_USERNAME} to {MAX_USERNAME} letters, "
+            "digits, '_' or '-'")
     stem = re.sub(r"[\d_-]+$", "", re.sub(r"^[_-]+", "", fold(value)))
     if stem in RESERVED_WORDS or BOT_NAMES.fullmatch(fold(value)):
-        raise PydanticCustomError("reserved_username", "that username is reserved")
+        raise PydanticCustomError(ErrorCode.RESERVED_USERNAME, "that username is reserved")
     return value

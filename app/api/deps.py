@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request, status
+from fastapi import Depends, Path, Request
 from fastapi.requests import HTTPConnection
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -13,6 +13,7 @@ from ..auth import InvalidToken, Player, Tokens
 from ..cluster import Cluster
 from ..cluster.relay import CLIENT, RELAY, relayed
 from ..config import Settings
+from ..errors import ErrorCode
 from ..storage import StorageUnavailable
 from ..tables import Lobby, Table
 from .errors import ApiError
@@ -54,10 +55,10 @@ async def current_caller(accounts: Annotated[Accounts, Depends(get_accounts)],
                          credentials: Bearer) -> Caller:
     """Who the bearer token is: a guest, or an account's live session."""
     if credentials is None:
-        raise _unauthorized("missing_token", "missing bearer token")
+        raise _unauthorized(ErrorCode.MISSING_TOKEN, "missing bearer token")
     caller = await identify(accounts, credentials.credentials)
     if caller is None:
-        raise _unauthorized("bad_token", "invalid or expired token")
+        raise _unauthorized(ErrorCode.BAD_TOKEN, "invalid or expired token")
     return caller
 
 
@@ -65,10 +66,9 @@ async def current_player(caller: Annotated[Caller, Depends(current_caller)]) -> 
     return caller.player
 
 
-def _unauthorized(code: str, message: str) -> ApiError:
+def _unauthorized(code: ErrorCode, message: str) -> ApiError:
     """401 with the header RFC 6750 asks for; ``bad_token`` is the socket's code too."""
-    return ApiError(status.HTTP_401_UNAUTHORIZED, code, message,
-                    {"WWW-Authenticate": "Bearer"})
+    return ApiError(code, message, {"WWW-Authenticate": "Bearer"})
 
 
 async def optional_player(accounts: Annotated[Accounts, Depends(get_accounts)],
@@ -88,7 +88,7 @@ async def identify(accounts: Accounts, token: str) -> Caller | None:
     except InvalidToken:
         return None
     except StorageUnavailable:
-        raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
+        raise ApiError(ErrorCode.STORAGE_UNAVAILABLE,
                        "sessions cannot be read now, try again later") from None
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from pydantic_core.core_schema import ErrorType
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..errors import ErrorCode
 from ..tables import TableError
 
 # pydantic's own error types; any other is a PydanticCustomError of ours (app/names.py).
@@ -44,14 +45,21 @@ class ErrorBody(BaseModel):
 
 
 class ApiError(HTTPException):
-    """An HTTP error with our code, for routes and dependencies, its headers (Retry-After,
-    WWW-Authenticate) kept.  Its detail is the shape's already, so that a router served
-    without these handlers (tests of the history router alone) answers the shape too."""
+    """An HTTP error with our code, its status the code's, for routes and dependencies, its
+    headers (Retry-After, WWW-Authenticate) kept.  Its detail is the shape's already, so
+    that a router served without these handlers (tests of the history router alone)
+    answers the shape too."""
 
-    def __init__(self, status_code: int, code: str, message: str,
+    def __init__(self, code: ErrorCode, message: str,
                  headers: dict[str, str] | None = None) -> None:
         self.error = ErrorDetail(code=code, message=message)
-        super().__init__(status_code, self.error.model_dump(exclude_none=True), headers)
+        super().__init__(http_status(code), self.error.model_dump(exclude_none=True), headers)
+
+
+def http_status(code: ErrorCode) -> int:
+    """The status ``code`` answers with; a code said on sockets only has none, and
+    would it ever reach HTTP it would be a bug of ours: 500."""
+    return code.status or status.HTTP_500_INTERNAL_SERVER_ERROR
 
 
 def error_responses(descriptions: dict[int, str]) -> dict[int | str, dict[str, Any]]:
@@ -66,9 +74,15 @@ def error_response(status_code: int, detail: ErrorDetail,
     return JSONResponse(body, status_code=status_code, headers=headers)
 
 
+def error_answer(code: ErrorCode, message: str,
+                 headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """The answer of ``code``, at its status, outside a route (middleware, handlers)."""
+    return error_response(http_status(code), ErrorDetail(code=code, message=message), headers)
+
+
 async def table_error(request: Request, exc: TableError) -> JSONResponse:
     headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
-    return error_response(exc.status, ErrorDetail(code=exc.code, message=str(exc)), headers)
+    return error_answer(exc.code, str(exc), headers)
 
 
 def status_code_name(status_code: int) -> str:
@@ -89,7 +103,7 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
     why, else ``invalid_request``; ``fields`` lists every refusal."""
     fields = [FieldError(field=".".join(map(str, error["loc"])), code=error["type"],
                          message=error["msg"]) for error in exc.errors()]
-    code = "invalid_request" if fields[0].code in PYDANTIC_TYPES else fields[0].code
+    code = ErrorCode.INVALID_REQUEST if fields[0].code in PYDANTIC_TYPES else fields[0].code
     message = "; ".join(f"{field.field}: {field.message}" for field in fields)
     return error_response(status.HTTP_422_UNPROCESSABLE_CONTENT,
                           ErrorDetail(code=code, message=message, fields=fields))
@@ -98,8 +112,7 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
 async def internal_error(request: Request, exc: Exception) -> JSONResponse:
     """500, showing nothing of the exception: Starlette raises it again after this
     answer, so the server's log still has the traceback."""
-    return error_response(status.HTTP_500_INTERNAL_SERVER_ERROR,
-                          ErrorDetail(code="internal", message="internal error"))
+    return error_answer(ErrorCode.INTERNAL, "internal error")
 
 
 def add_error_handlers(app: FastAPI) -> None:

@@ -16,8 +16,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..accounts.sessions import token_hash
 from ..cluster.relay import RELAY, relayed
 from ..config import Settings
+from ..errors import ErrorCode
 from ..limiter import Limit, Limited, Limiter
-from .errors import ErrorDetail, error_response, error_responses
+from .errors import error_answer, error_responses
 
 # What every REST route may answer besides its own refusals (where it has its own 429,
 # OpenAPI shows that one).
@@ -52,9 +53,8 @@ class RestLimits:
             await limiter.take(wanted)
         except Limited as limited:
             message = f"too many requests; try again in {limited.retry_after} s"
-            response = error_response(429, ErrorDetail(code="too_many_requests",
-                                                       message=message),
-                                      {"Retry-After": str(limited.retry_after)})
+            response = error_answer(ErrorCode.TOO_MANY_REQUESTS, message,
+                                    {"Retry-After": str(limited.retry_after)})
             await response(scope, receive, send)
             return
         except (RedisError, OSError):

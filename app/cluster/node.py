@@ -17,6 +17,7 @@ from redis.exceptions import RedisError
 from ..cancelled import raise_if_cancelled, stop_tasks
 from ..config import Settings
 from ..db.storage import DatabaseStorage
+from ..errors import ErrorCode
 from ..storage import Fenced, StorageError
 from ..tables import Lobby, Moved, Table, TableError
 from ..vocabulary import TableStatus
@@ -39,7 +40,7 @@ class Unavailable(TableError):
     and its lease has not run out): the client should try again in a moment (503)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__("cluster_unavailable", message, 503, retry_after=1)
+        super().__init__(ErrorCode.CLUSTER_UNAVAILABLE, message, retry_after=1)
 
 
 class Cluster:

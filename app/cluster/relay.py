@@ -16,11 +16,13 @@ import logging
 
 import httpx2
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets import ConnectionClosed, InvalidHandshake
 from websockets.asyncio.client import ClientConnection, connect
 
+from ..api.errors import error_answer
+from ..errors import ErrorCode
 from ..protocol import CloseCode
 
 log = logging.getLogger(__name__)
@@ -73,9 +75,8 @@ class Relay:
         async for chunk in request.stream():  # read up to a bound, not whatever is sent
             body += chunk
             if len(body) > MAX_FORWARD_BODY:
-                return JSONResponse({"detail": {"code": "too_large", "message":
-                                     f"a table's calls take at most {MAX_FORWARD_BODY} bytes"}},
-                                    413)
+                return error_answer(ErrorCode.TOO_LARGE,
+                                    f"a table's calls take at most {MAX_FORWARD_BODY} bytes")
         answer = await self._http.request(
             request.method, owner_url + request.url.path, params=request.url.query,
             headers=self._headers(list(request.headers.items()), address), content=bytes(body),

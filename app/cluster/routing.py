@@ -7,17 +7,17 @@ by another node is answered here or refused for a retry, never passed on again."
 
 from __future__ import annotations
 
-import json
 import re
 
 import httpx2
 from redis.exceptions import RedisError
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from ..api.errors import error_answer
+from ..errors import ErrorCode
 from ..protocol import CloseCode
 from ..storage import StorageError
 from .node import Cluster, Unavailable
@@ -67,6 +67,5 @@ async def _moving(scope: Scope, receive: Receive, send: Send, why: str) -> None:
         await websocket.accept()
         await websocket.close(CloseCode.TRY_AGAIN, message[:120])
         return
-    body = json.dumps({"detail": {"code": "cluster_unavailable", "message": message}})
-    await Response(body, 503, headers={"Retry-After": RETRY_AFTER},
-                   media_type="application/json")(scope, receive, send)
+    await error_answer(ErrorCode.CLUSTER_UNAVAILABLE, message,
+                       {"Retry-After": RETRY_AFTER})(scope, receive, send)

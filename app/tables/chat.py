@@ -14,6 +14,7 @@ import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING
 
+from ..errors import ErrorCode
 from ..events import ChatEvent
 from ..protocol import Error
 from ..ratelimit import TokenBucket
@@ -32,9 +33,9 @@ MAX_TEXT = 200  # characters (code points) of free text, once trimmed
 KEPT = 50  # recent messages a (re)connecting client gets in its snapshot
 BURST, RATE = 5, 0.5  # a player's messages: five at once, then one every two seconds
 REFUSALS = {
-    Refusal.CONTROL: ("chat_control", "a message cannot hold control characters"),
-    Refusal.BIDI: ("chat_control", "a message cannot hold bidirectional text controls"),
-    Refusal.MARKS: ("chat_too_many_marks",
+    Refusal.CONTROL: (ErrorCode.CHAT_CONTROL, "a message cannot hold control characters"),
+    Refusal.BIDI: (ErrorCode.CHAT_CONTROL, "a message cannot hold bidirectional text controls"),
+    Refusal.MARKS: (ErrorCode.CHAT_TOO_MANY_MARKS,
                     f"a message has at most {MAX_MARKS} combining marks on one character"),
 }
 
@@ -55,7 +56,7 @@ class Chat:
         """The event of ``client``'s message, kept; TableError if it is refused."""
         seat = client.seat
         if seat is None:
-            raise TableError("not_seated", "only the seated players chat")
+            raise TableError(ErrorCode.NOT_SEATED, "only the seated players chat")
         text, phrase = ((clean_text(command.text), None) if command.text is not None
                         else (None, known_phrase(command.phrase)))
         player = client.player
@@ -63,7 +64,7 @@ class Chat:
         if bucket is None:
             bucket = self._buckets[player.id] = TokenBucket(RATE, BURST, self._table.clock.time)
         if not bucket.take():
-            raise TableError("chat_too_fast", "too many chat messages; wait a moment", 429)
+            raise TableError(ErrorCode.CHAT_TOO_FAST, "too many chat messages; wait a moment")
         line = ChatEvent(seat=seat, player=player.id, name=player.name, text=text,
                          phrase=phrase, time=int(self._table.clock.time() * 1000))
         self._recent.append(line)
@@ -82,17 +83,17 @@ def clean_text(text: str) -> str:
     text = unicodedata.normalize("NFC", text).strip()
     reason = refusal(text)
     if reason is not None:
-        raise TableError(*REFUSALS[reason], 422)
+        raise TableError(*REFUSALS[reason])
     if not has_visible(text):
-        raise TableError("chat_empty", "the message is empty", 422)
+        raise TableError(ErrorCode.CHAT_EMPTY, "the message is empty")
     if len(text) > MAX_TEXT:
-        raise TableError("chat_too_long", f"a message has at most {MAX_TEXT} characters", 422)
+        raise TableError(ErrorCode.CHAT_TOO_LONG, f"a message has at most {MAX_TEXT} characters")
     return text
 
 
 def known_phrase(phrase: str | None) -> str:
     if phrase is None or phrase not in PHRASES:
-        raise TableError("unknown_phrase", f"no quick phrase {str(phrase)[:32]!r}", 422)
+        raise TableError(ErrorCode.UNKNOWN_PHRASE, f"no quick phrase {str(phrase)[:32]!r}")
     return phrase
 
 

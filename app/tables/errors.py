@@ -1,20 +1,20 @@
-"""How a table refuses a command: a code for the client, an HTTP status for the REST layer."""
+"""How a table refuses a command: a code (app/errors.py), its HTTP status the REST layer's."""
 
 from __future__ import annotations
 
+from ..errors import ErrorCode
+
 
 class TableError(Exception):
-    """A refused command; ``status`` is the HTTP status the REST layer answers with, and
-    ``retry_after`` (seconds) when trying again later will help (a 429)."""
+    """A refused command, with ``retry_after`` (seconds) when trying again later will help
+    (a 429)."""
 
-    def __init__(self, code: str, message: str, status: int = 409,
-                 retry_after: int | None = None) -> None:
+    def __init__(self, code: ErrorCode, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.code = code
-        self.status = status
         self.retry_after = retry_after
 
 
 def shutting_down() -> TableError:
     """The refusal of a stopping server: 503, so clients retry after the restart."""
-    return TableError("shutting_down", "the server is restarting; try again shortly", 503)
+    return TableError(ErrorCode.SHUTTING_DOWN, "the server is restarting; try again shortly")

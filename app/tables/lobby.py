@@ -20,6 +20,7 @@ from engine import Options
 from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
+from ..errors import ErrorCode
 from ..matchlog import Owner, TableMeta
 from ..matchlog import Seat as LoggedSeat
 from ..storage import Storage, StoredMatch
@@ -100,16 +101,16 @@ class Lobby:
             raise shutting_down()
         floor = self._settings.rated_min_turn_seconds
         if config.rated and config.turn_seconds < floor:
-            raise TableError("rated_turn_too_short", f"a rated table's turns last at least "
-                             f"{floor:g} seconds", 422)
+            raise TableError(ErrorCode.RATED_TURN_TOO_SHORT, f"a rated table's turns last at least "
+                             f"{floor:g} seconds")
         if len(self.tables) >= self._settings.max_tables:
-            raise TableError("too_many_tables", "the server is full; try again later", 429)
+            raise TableError(ErrorCode.TOO_MANY_TABLES, "the server is full; try again later")
         self._check_holder(self._by_owner.get(owner.id), self._settings.max_tables_per_player,
-                           "too_many_tables_for_you", "you already have")
+                           ErrorCode.TOO_MANY_TABLES_FOR_YOU, "you already have")
         if address is not None:
             self._check_holder(self._by_address.get(address),
                                self._settings.max_tables_per_address,
-                               "too_many_tables_for_address", "your network address has")
+                               ErrorCode.TOO_MANY_TABLES_FOR_ADDRESS, "your network address has")
         table_id = secrets.token_urlsafe(9)  # unguessable: private tables are found by id
         table = Table(table_id, config, owner, self._services)
         self._add(table, address)
@@ -188,7 +189,7 @@ class Lobby:
             raise shutting_down()
         table = self.tables.get(table_id)
         if table is None:
-            raise TableError("no_table", f"no table {table_id!r}", 404)
+            raise TableError(ErrorCode.NO_TABLE, f"no table {table_id!r}")
         return table
 
     def open_tables(self, before: int | None, limit: int) -> tuple[list[bytes], int, int | None]:
@@ -248,7 +249,8 @@ class Lobby:
             self._listing.numbers.append(number)
             self._listing.tables.append(table)
 
-    def _check_holder(self, held: set[str] | None, cap: int, code: str, who: str) -> None:
+    def _check_holder(self, held: set[str] | None, cap: int, code: ErrorCode,
+                      who: str) -> None:
         """Refuse a new table to a holder (a player, an address) with ``cap`` open tables,
         waiting or playing (finished ones do not count); Retry-After is when the oldest
         of its waiting tables expires, if one is waiting."""
@@ -260,7 +262,7 @@ class Lobby:
         if waiting:
             expires = min(waiting) + self._settings.waiting_table_ttl
             retry = max(1, math.ceil(expires - time.monotonic()))
-        raise TableError(code, f"{who} {cap} open tables: wait for one to end", 429, retry)
+        raise TableError(code, f"{who} {cap} open tables: wait for one to end", retry)
 
     def _build_listing(self) -> Listing:
         listed = [t for t in self.tables.values() if _listed(t)]

@@ -13,8 +13,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from engine import Action, IllegalActionError, parse_action
-from engine.errors import UnknownActionError
 
+from ..errors import ErrorCode
 from ..events import ForfeitEvent, PresenceEvent
 from ..matchlog import LoggedAction
 from ..metrics import ACTION_BROADCAST, ACTIONS
@@ -105,19 +105,20 @@ async def _try(table: Table, client: Client, action_id: str, version: int,
 
     seat = client.seat
     if seat is None:
-        return error("not_seated", "only a seated player may act")
+        return error(ErrorCode.NOT_SEATED, "only a seated player may act")
     if table.status == TableStatus.WAITING:
-        return error("not_started", "the match has not started")
+        return error(ErrorCode.NOT_STARTED, "the match has not started")
     if table.status != TableStatus.PLAYING:
-        return error("game_over", "the match is over")
+        return error(ErrorCode.GAME_OVER, "the match is over")
     if table.journal.behind:
-        return error("storage_unavailable", LOG_DOWN)
+        return error(ErrorCode.STORAGE_UNAVAILABLE, LOG_DOWN)
     if version != table.version:
-        return error("stale_version", f"the table is at version {table.version}, not {version}")
+        return error(ErrorCode.STALE_VERSION,
+                     f"the table is at version {table.version}, not {version}")
     try:
         action = parse_action(text)
     except ValueError as exc:
-        return error(UnknownActionError.code, str(exc))
+        return error(ErrorCode.UNKNOWN_ACTION, str(exc))
     try:
         if not await apply(table, seat, action, Actor.PLAYER, (client.player.id, action_id)):
             return None

@@ -10,6 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ..auth import Player
+from ..errors import ErrorCode
 from ..events import PresenceEvent, SeatEvent
 from ..models import TablePublic
 from ..vocabulary import OPEN, SeatKind, TableStatus
@@ -27,7 +28,7 @@ async def attach(table: Table, command: Attach) -> None:
     seat = next((i for i, s in enumerate(table.seats) if s.holds(client.player)), None)
     watching = table.audience.spectators_besides(client.player.id)
     if seat is None and watching >= table.settings.max_spectators:
-        raise TableError("too_many_spectators", "this table has enough spectators")
+        raise TableError(ErrorCode.TOO_MANY_SPECTATORS, "this table has enough spectators")
     table.audience.join(client)
     client.seat = seat
     if seat is not None:

@@ -12,6 +12,7 @@ from engine import Match
 
 from .. import matchlog
 from ..auth import Player
+from ..errors import ErrorCode
 from ..events import RatingsEvent, RematchEvent, SeatEvent, StartEvent
 from ..matchlog import MatchMeta, Owner
 from ..models import RatingView, TablePublic
@@ -32,14 +33,14 @@ log = logging.getLogger(__package__)
 async def sit_down(table: Table, command: SitDown) -> TablePublic:
     player, seat = command.player, command.seat
     if seat_at(table, seat).kind != SeatKind.EMPTY:
-        raise TableError("seat_taken", f"seat {seat} is taken")
+        raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
     if table.status != TableStatus.WAITING:
-        raise TableError("not_waiting", "the match has already started")
+        raise TableError(ErrorCode.NOT_WAITING, "the match has already started")
     if seat_of(table, player) is not None:
-        raise TableError("already_seated", "you already have a seat at this table")
+        raise TableError(ErrorCode.ALREADY_SEATED, "you already have a seat at this table")
     rating = await seat_rating(table, player.id)
     if rating is None and table.config.rated:
-        raise TableError("account_required", "a rated table seats accounts only", 403)
+        raise TableError(ErrorCode.ACCOUNT_REQUIRED, "a rated table seats accounts only")
     client = table.audience.get(player.id)
     here = client is not None
     table.seats[seat] = Seat(kind=SeatKind.HUMAN, player=player, connected=here,
@@ -52,18 +53,18 @@ async def sit_down(table: Table, command: SitDown) -> TablePublic:
 
 async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
     if not seat_at(table, command.seat).holds(command.player):
-        raise TableError("not_your_seat", "only the seat's own player may leave", 403)
+        raise TableError(ErrorCode.NOT_YOUR_SEAT, "only the seat's own player may leave")
     if table.status not in (TableStatus.WAITING, TableStatus.PLAYING):
-        raise TableError("game_over", "the match is over")
+        raise TableError(ErrorCode.GAME_OVER, "the match is over")
     if table.journal.behind:
-        raise TableError("storage_unavailable", LOG_DOWN, 503)
+        raise TableError(ErrorCode.STORAGE_UNAVAILABLE, LOG_DOWN)
     return await release(table, command.seat)
 
 
 async def add_bot(table: Table, command: AddBot) -> TablePublic:
     check_manager(table, command.player)
     if seat_at(table, command.seat).kind != SeatKind.EMPTY:
-        raise TableError("seat_taken", f"seat {command.seat} is taken")
+        raise TableError(ErrorCode.SEAT_TAKEN, f"seat {command.seat} is taken")
     table.seats[command.seat] = Seat(kind=SeatKind.BOT, level=command.level)
     return table.changed(SeatEvent(seat=command.seat))
 
@@ -71,7 +72,7 @@ async def add_bot(table: Table, command: AddBot) -> TablePublic:
 async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
     check_manager(table, command.player)
     if seat_at(table, command.seat).kind != SeatKind.BOT:
-        raise TableError("not_a_bot", f"seat {command.seat} holds no bot")
+        raise TableError(ErrorCode.NOT_A_BOT, f"seat {command.seat} holds no bot")
     table.seats[command.seat] = Seat()
     return table.changed(SeatEvent(seat=command.seat))
 
@@ -79,9 +80,9 @@ async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
 async def start_match(table: Table, command: StartMatch) -> TablePublic:
     check_manager(table, command.player)
     if any(s.kind == SeatKind.EMPTY for s in table.seats):
-        raise TableError("seats_empty", "every seat needs a player or a bot")
+        raise TableError(ErrorCode.SEATS_EMPTY, "every seat needs a player or a bot")
     if not any(s.kind == SeatKind.HUMAN for s in table.seats):
-        raise TableError("no_humans", "a match needs at least one human")
+        raise TableError(ErrorCode.NO_HUMANS, "a match needs at least one human")
     config, owner = table.config, table.owner
     meta = MatchMeta(
         variant=config.options.variant,
@@ -96,7 +97,7 @@ async def start_match(table: Table, command: StartMatch) -> TablePublic:
     try:  # seats are fixed from now on: logging them here is all a restart needs
         await table.services.storage.create_match(table.id, meta)
     except StorageUnavailable:
-        raise TableError("storage_unavailable", LOG_DOWN, 503) from None
+        raise TableError(ErrorCode.STORAGE_UNAVAILABLE, LOG_DOWN) from None
     table.match = Match(config.options, seed=table.seed)
     table.status = TableStatus.PLAYING
     table.tag_logs()
@@ -115,10 +116,10 @@ async def rematch(table: Table, command: Rematch) -> TablePublic:
     id (event ``rematch``); the others asking join that one while it is waiting."""
     player = command.player
     if table.status != TableStatus.OVER:
-        raise TableError("not_over", "a rematch follows a finished match")
+        raise TableError(ErrorCode.NOT_OVER, "a rematch follows a finished match")
     seat = seat_of(table, player)
     if seat is None:
-        raise TableError("not_allowed", "only a player of the match may ask for a rematch", 403)
+        raise TableError(ErrorCode.NOT_ALLOWED, "only a player of the match may ask for a rematch")
     new = table.rematch
     if new is None or new.status != TableStatus.WAITING:
         new = table.rematch = table.services.create(player, table.config)
@@ -144,8 +145,8 @@ async def seat_rating(table: Table, player_id: str) -> RatingView | None:
         return await book.seat(player_id, table.config.options.variant)
     except StorageError as exc:
         if table.config.rated:
-            raise TableError("storage_unavailable", "ratings cannot be read now, try again "
-                             "later", 503) from None
+            raise TableError(ErrorCode.STORAGE_UNAVAILABLE, "ratings cannot be read now, "
+                             "try again later") from None
         log.debug("seat without its rating: %s", exc)
         return None
 
@@ -180,7 +181,7 @@ async def load_ratings(table: Table, command: LoadRatings) -> None:
 
 def seat_at(table: Table, seat: int) -> Seat:
     if not 0 <= seat < 4:
-        raise TableError("no_seat", f"no seat {seat}: seats are 0 to 3", 404)
+        raise TableError(ErrorCode.NO_SEAT, f"no seat {seat}: seats are 0 to 3")
     return table.seats[seat]
 
 
@@ -192,6 +193,6 @@ def check_manager(table: Table, player: Player) -> None:
     """Bots and the start are the table's creator's, while waiting: a stranger who takes a
     seat of a public table must not fill it with bots and start it."""
     if player.id != table.owner.id:
-        raise TableError("not_allowed", "only the table's creator may", 403)
+        raise TableError(ErrorCode.NOT_ALLOWED, "only the table's creator may")
     if table.status != TableStatus.WAITING:
-        raise TableError("not_waiting", "the match has already started")
+        raise TableError(ErrorCode.NOT_WAITING, "the match has already started")

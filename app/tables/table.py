@@ -23,6 +23,7 @@ from engine import Match, Options, write_record
 from ..auth import Player
 from ..bots import BotRunner
 from ..config import Settings
+from ..errors import ErrorCode
 from ..events import Event, StorageEvent
 from ..logs import MATCH_ID, TABLE_ID
 from ..matchlog import MatchEnd, MatchMeta, TableMeta
@@ -151,7 +152,7 @@ class Table:
     async def submit(self, command: Command) -> Any:
         """Queue ``command`` and wait for the actor's answer (or its TableError)."""
         if self.status == TableStatus.CLOSED:
-            raise TableError("no_table", "the table is closed", 404)
+            raise TableError(ErrorCode.NO_TABLE, "the table is closed")
         if self._stopping:
             raise shutting_down()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -214,7 +215,7 @@ class Table:
         """The match so far as ``belote-record/1``; it holds every deck, so only the REST
         layer's finished-match export may hand it out."""
         if self.match is None or self.meta is None:
-            raise TableError("not_started", "the match has not started")
+            raise TableError(ErrorCode.NOT_STARTED, "the match has not started")
         extra: dict[str, Any] = {"id": self.id,
                                  "seats": [s.record_entry() for s in self.meta.seats]}
         if self.forfeit is not None:
@@ -243,7 +244,7 @@ class Table:
             except Exception:  # a bug must not take the table down with it
                 log.exception("table %s failed on %r", self.id, command)
                 if future is not None and not future.done():
-                    future.set_exception(TableError("internal", "internal error", 500))
+                    future.set_exception(TableError(ErrorCode.INTERNAL, "internal error"))
                 self._recover(command)
             else:
                 if future is not None and not future.done():
@@ -252,12 +253,12 @@ class Table:
             _, future = self._queue.get_nowait()
             if future is not None and not future.done():
                 future.set_exception(shutting_down() if self._stopping else TableError(
-                    "no_table", "the table is closed", 404))
+                    ErrorCode.NO_TABLE, "the table is closed"))
 
     def _recover(self, command: Command) -> None:
         """After a bug: answer the action that met it, and make sure the game moves on."""
         if isinstance(command, PlayAction) and command.client.seat is not None:
-            error = Error(id=command.id, code="internal", message="internal error")
+            error = Error(id=command.id, code=ErrorCode.INTERNAL, message="internal error")
             self.audience.remember(command.client.player.id, command.id,
                                    error.model_dump_json())
         with contextlib.suppress(Exception):

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Response, status
 from redis.exceptions import RedisError
 
 from ...accounts.service import AccountError, Caller
+from ...errors import ErrorCode
 from ...models import AccountCreate, Credentials, GuestPublic, Me, PasswordChange
 from ...storage import StorageUnavailable
 from ..deps import AccountsDep, AddressDep, Bearer, CallerDep, current_caller
@@ -36,13 +37,13 @@ def refusals() -> Iterator[None]:
         yield
     except AccountError as exc:
         headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
-        raise ApiError(exc.status, exc.code, str(exc), headers) from None
+        raise ApiError(exc.code, str(exc), headers) from None
     except StorageUnavailable:
-        raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
+        raise ApiError(ErrorCode.STORAGE_UNAVAILABLE,
                        "accounts cannot be reached now, try again later",
                        {"Retry-After": "1"}) from None
     except (RedisError, OSError):
-        raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "cluster_unavailable",
+        raise ApiError(ErrorCode.CLUSTER_UNAVAILABLE,
                        "the cluster's Redis does not answer, try again later",
                        {"Retry-After": "1"}) from None
 

@@ -19,6 +19,7 @@ from ...analysis import (
     TooManyForYou,
 )
 from ...db.analyses import AnalysisRow
+from ...errors import ErrorCode
 from ...storage import StorageUnavailable
 from ..deps import AddressDep, ViewerDep
 from ..errors import ApiError, error_responses
@@ -67,25 +68,26 @@ async def ask_analysis(analyses: AnalysesDep, match_id: str, address: AddressDep
     try:
         row = await analyses.request(match_id, address, viewer.id if viewer else None)
     except MatchNotFound:
-        raise ApiError(404, "match_not_found", f"no match {match_id!r}") from None
+        raise ApiError(ErrorCode.MATCH_NOT_FOUND, f"no match {match_id!r}") from None
     except MatchNotOver:
-        raise ApiError(409, "match_not_over", "a match is analysed once it is over") from None
+        raise ApiError(ErrorCode.MATCH_NOT_OVER,
+                       "a match is analysed once it is over") from None
     except QueueFull:
-        raise ApiError(429, "too_many_analyses", "too many analyses are waiting; try again "
-                       "in a minute", headers={"Retry-After": RETRY_AFTER}) from None
+        raise ApiError(ErrorCode.TOO_MANY_ANALYSES, "too many analyses are waiting; try "
+                       "again in a minute", headers={"Retry-After": RETRY_AFTER}) from None
     except SlotsFull:
-        raise ApiError(429, "analysis_slots_full_for_you", "your analyses waiting fill your "
-                       "share of the queue; try again once one is done",
+        raise ApiError(ErrorCode.ANALYSIS_SLOTS_FULL_FOR_YOU, "your analyses waiting fill "
+                       "your share of the queue; try again once one is done",
                        headers={"Retry-After": RETRY_AFTER}) from None
     except TooManyForYou as refused:
-        raise ApiError(429, "too_many_analyses_for_you", "you asked for many analyses "
+        raise ApiError(ErrorCode.TOO_MANY_ANALYSES_FOR_YOU, "you asked for many analyses "
                        "lately; try again later",
                        headers={"Retry-After": str(refused.retry_after)}) from None
     except StorageUnavailable:
         raise _unavailable() from None
     except (RedisError, OSError):
-        raise ApiError(503, "cluster_unavailable", "the cluster's Redis does not answer, "
-                       "try again later", headers={"Retry-After": "1"}) from None
+        raise ApiError(ErrorCode.CLUSTER_UNAVAILABLE, "the cluster's Redis does not "
+                       "answer, try again later", headers={"Retry-After": "1"}) from None
     return AnalysisStatus.of(row, full=False)
 
 
@@ -97,9 +99,10 @@ async def get_analysis(analyses: AnalysesDep, match_id: str) -> AnalysisStatus:
     except StorageUnavailable:
         raise _unavailable() from None
     if row is None:
-        raise ApiError(404, "no_analysis", f"no analysis of {match_id!r} was asked for")
+        raise ApiError(ErrorCode.NO_ANALYSIS, f"no analysis of {match_id!r} was asked for")
     return AnalysisStatus.of(row, full=True)
 
 
 def _unavailable() -> ApiError:
-    return ApiError(503, "storage_unavailable", "the analyses are unavailable, try again later")
+    return ApiError(ErrorCode.STORAGE_UNAVAILABLE,
+                    "the analyses are unavailable, try again later")

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, status
+from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import VARIANTS
@@ -16,6 +16,7 @@ from ...db import queries
 from ...db.repository import MatchLog
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
 from ...db.session import Database, StorageUnavailable
+from ...errors import ErrorCode
 from ...replays import MatchReplay, match_replay
 from ..deps import ViewerDep
 from ..errors import ApiError, error_responses
@@ -34,7 +35,7 @@ async def get_session(
         async with database.read() as session:
             yield session
     except StorageUnavailable:
-        raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
+        raise ApiError(ErrorCode.STORAGE_UNAVAILABLE,
                        "the match history is unavailable, try again later") from None
 
 
@@ -64,13 +65,13 @@ async def list_matches(
     left out, except from ``player``'s own list asked for with that player's token."""
     for name, at in (("since", since), ("until", until)):
         if at is not None and at.tzinfo is None:
-            raise ApiError(422, "bad_filter", f"{name} needs a timezone (e.g. Z)")
+            raise ApiError(ErrorCode.BAD_FILTER, f"{name} needs a timezone (e.g. Z)")
     if since is not None and until is not None and since > until:
-        raise ApiError(422, "bad_filter", "since is after until")
+        raise ApiError(ErrorCode.BAD_FILTER, "since is after until")
     try:
         after = None if cursor is None else queries.Cursor.decode(cursor)
     except ValueError:
-        raise ApiError(422, "bad_cursor", "cursor is not one this server gave") from None
+        raise ApiError(ErrorCode.BAD_CURSOR, "cursor is not one this server gave") from None
     f = queries.MatchFilter(player, variant, finished, since, until, after, limit,
                             viewer=viewer.id if viewer else None)
     return await queries.list_matches(session, f)
@@ -81,7 +82,7 @@ async def get_match(session: SessionDep, match_id: str) -> MatchDetail:
     """A match with its seats, every deal's result and the totals."""
     detail = await queries.get_match(session, match_id)
     if detail is None:
-        raise ApiError(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
+        raise ApiError(ErrorCode.MATCH_NOT_FOUND, f"no match {match_id!r}")
     return detail
 
 
@@ -103,7 +104,7 @@ async def get_replay(session: SessionDep, match_id: str) -> MatchReplay:
 async def _log(session: AsyncSession, match_id: str) -> MatchLog:
     log = await queries.get_log(session, match_id)
     if log is None:
-        raise ApiError(status.HTTP_404_NOT_FOUND, "match_not_found", f"no match {match_id!r}")
+        raise ApiError(ErrorCode.MATCH_NOT_FOUND, f"no match {match_id!r}")
     return log
 
 
@@ -113,5 +114,5 @@ async def player_stats(session: SessionDep, viewer: ViewerDep, player_id: str) -
     (private matches only for the player's own token)."""
     stats = await queries.player_stats(session, player_id, viewer.id if viewer else None)
     if stats is None:
-        raise ApiError(status.HTTP_404_NOT_FOUND, "player_not_found", f"no player {player_id!r}")
+        raise ApiError(ErrorCode.PLAYER_NOT_FOUND, f"no player {player_id!r}")
     return stats

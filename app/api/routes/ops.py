@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from ...db.session import CONNECT_TIMEOUT, Database
+from ...errors import ErrorCode
 from ...metrics import exposition
 from ..deps import LobbyDep
 
@@ -28,21 +29,21 @@ async def readyz(request: Request, lobby: LobbyDep) -> JSONResponse:
     """Ready: not shutting down, the database answers a trivial query, and in a cluster
     Redis answered this node's last round (docs/cluster.md)."""
     if lobby.stopping:
-        return _unready("shutting_down", "the server is shutting down")
+        return _unready(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
     database: Database = request.app.state.database
     try:
         async with asyncio.timeout(CONNECT_TIMEOUT), database.read() as session:
             await session.execute(text("SELECT 1"))
     except Exception as exc:  # whatever the driver raised: not ready, and why
-        return _unready("database_unavailable", f"{type(exc).__name__}: {exc}")
+        return _unready(ErrorCode.DATABASE_UNAVAILABLE, f"{type(exc).__name__}: {exc}")
     cluster = request.app.state.cluster
     if cluster is not None and not cluster.available:
-        return _unready("redis_unavailable", "Redis does not answer: this node cannot find "
-                        "or hand over tables")
+        return _unready(ErrorCode.REDIS_UNAVAILABLE, "Redis does not answer: this node "
+                        "cannot find or hand over tables")
     return JSONResponse({"status": "ready"})
 
 
-def _unready(code: str, message: str) -> JSONResponse:
+def _unready(code: ErrorCode, message: str) -> JSONResponse:
     return JSONResponse({"status": "unready", "code": code, "message": message},
                         status_code=503)
 

@@ -12,6 +12,7 @@ from ai import Level
 from engine.variants import Variant
 
 from ...accounts.service import Caller
+from ...errors import ErrorCode
 from ...matchmaking import Entry, Matchmaker
 from ...models import TablePublic
 from ...tables import TableError
@@ -90,8 +91,8 @@ async def quickplay(body: QuickPlay, caller: CallerDep, matchmaker: MatchmakerDe
 def check_rated(rated: bool, caller: Caller) -> None:
     """A rated match is for accounts: a guest is refused before anything is made."""
     if rated and caller.kind != "account":
-        raise TableError("account_required", "rated matches are for accounts: sign up or "
-                         "log in", 403)
+        raise TableError(ErrorCode.ACCOUNT_REQUIRED, "rated matches are for accounts: sign "
+                         "up or log in")
 
 
 @router.post("/queue", response_model_exclude_none=True, responses=RATED_ERRORS)
@@ -114,7 +115,7 @@ async def queue_status(player: PlayerDep, matchmaker: MatchmakerDep) -> QueueSta
     connect) or ``failed`` (the table could not be made: ``code``)."""
     entry = await matchmaker.status(player)
     if entry is None:
-        raise TableError("not_queued", "you are not in the queue", 404)
+        raise TableError(ErrorCode.NOT_QUEUED, "you are not in the queue")
     return await _status(matchmaker, entry)
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, status
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from engine.variants import Variant
 
 from ...db import queries
 from ...db.schemas import MatchSummary, PlayerStats
+from ...errors import ErrorCode
 from ...models import RatingView
 from ..deps import ViewerDep
 from ..errors import ApiError, error_responses
@@ -79,7 +80,8 @@ async def leaderboard(
     try:
         after = None if cursor is None else queries.BoardCursor.decode(cursor)
     except ValueError:
-        raise ApiError(422, "bad_cursor", "cursor is malformed: pass a `next` as it came") from None
+        raise ApiError(ErrorCode.BAD_CURSOR,
+                       "cursor is malformed: pass a `next` as it came") from None
     rows, last = await queries.leaderboard(session, variant.value, limit, after)
     return Leaderboard(
         variant=variant.value,
@@ -95,7 +97,7 @@ async def player_profile(session: SessionDep, viewer: ViewerDep,
     each bot level, last matches (private matches only for the player's own token)."""
     found = await queries.profile(session, player_id, viewer.id if viewer else None)
     if found is None:
-        raise ApiError(status.HTTP_404_NOT_FOUND, "player_not_found",
+        raise ApiError(ErrorCode.PLAYER_NOT_FOUND,
                        f"no player {player_id!r}")
     return PlayerProfile.model_validate(
         {f.name: getattr(found, f.name) for f in dataclasses.fields(found)})

@@ -13,6 +13,7 @@ from ai import LEVELS
 from engine.variants import VARIANTS
 
 from ... import events
+from ...errors import ErrorCode
 from ...models import BotCreate, TableCreate
 from ...protocol import PROTOCOL_VERSION, CloseCode
 from ...tables.chat import MAX_TEXT, PHRASES
@@ -89,6 +90,9 @@ class ProtocolOut(BaseModel):
         description="The JSON Schema of a state message's `event`, one object per `kind` "
         "(`x-version`: whether it raises the table's version)."
     )
+    errors: dict[str, int | None] = Field(
+        description="Every error code the server sends (docs/protocol.md, section 7), with "
+        "the HTTP status it answers with; null for a code said on a socket only.")
 
 
 @router.get("/protocol")
@@ -104,4 +108,5 @@ async def protocol() -> ProtocolOut:
                             default=TableCreate.model_fields["variant"].default),
         chat=ChatOut(phrases=list(PHRASES), max_text=MAX_TEXT),
         events=events.schema(),
+        errors={code: code.status for code in ErrorCode},
     )

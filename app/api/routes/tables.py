@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response, status
 
 from engine import Options
 
+from ...errors import ErrorCode
 from ...models import BotCreate, TableCreate, TablePage, TablePublic
 from ...tables import (
     AddBot,
@@ -81,12 +82,12 @@ async def create_table(
     of theirs is waiting and will expire).  A rated table is an account's, public, and
     its turns last at least the rated floor (its default turn is raised to it)."""
     if body.rated and body.private:
-        raise TableError("rated_private", "a rated table cannot be private", 422)
+        raise TableError(ErrorCode.RATED_PRIVATE, "a rated table cannot be private")
     check_rated(body.rated, caller)
     try:
         options = Options.make(body.variant, **body.options)
     except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
-        raise TableError("bad_options", str(exc), 422) from None
+        raise TableError(ErrorCode.BAD_OPTIONS, str(exc)) from None
     config = TableConfig(
         name=body.name,
         options=options,
@@ -158,5 +159,5 @@ async def match_record(table: TableDep) -> dict[str, Any]:
     """The finished match as ``belote-record/1`` (RECORD.md); it shows every deck, so
     only once the match is over."""
     if table.status != TableStatus.OVER:
-        raise TableError("not_over", "the record is available once the match is over")
+        raise TableError(ErrorCode.NOT_OVER, "the record is available once the match is over")
     return table.record()

@@ -17,6 +17,7 @@ from starlette.websockets import WebSocketState
 from ...accounts.service import Accounts, Caller
 from ...auth import InvalidToken
 from ...config import Settings
+from ...errors import ErrorCode
 from ...protocol import (
     PROTOCOL_VERSION,
     ActionRequest,
@@ -82,7 +83,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     try:
         address = client_address(websocket)
         if address is not None and not _hold(lobby.sockets_by_address, address, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
+            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
                           "too many sockets open from your network address")
             return
         caller = await _hello(websocket, settings, accounts)
@@ -90,7 +91,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             return
         player = caller.player
         if not _hold(lobby.sockets_by_player, player.id, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, "too_many_sockets",
+            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
                           "you have too many sockets open")
             return
         try:
@@ -145,11 +146,13 @@ def _hold(quota: Quota, key: str, held: list[tuple[Quota, str]]) -> bool:
 
 def _close_code(refusal: TableError) -> CloseCode:
     """The close code for a socket the table refused: 1012 tells a client to come back."""
-    codes = {"too_many_spectators": CloseCode.CROWDED, "shutting_down": CloseCode.RESTART}
+    codes = {ErrorCode.TOO_MANY_SPECTATORS: CloseCode.CROWDED,
+             ErrorCode.SHUTTING_DOWN: CloseCode.RESTART}
     return codes.get(refusal.code, CloseCode.NO_TABLE)
 
 
-async def _refuse(websocket: WebSocket, code: CloseCode, error: str, message: str) -> None:
+async def _refuse(websocket: WebSocket, code: CloseCode, error: ErrorCode,
+                  message: str) -> None:
     """Say why in an ``error`` message, then close with ``code``."""
     await websocket.send_text(Error(code=error, message=message).model_dump_json())
     await websocket.close(code, error)
@@ -161,7 +164,7 @@ async def _hello(websocket: WebSocket, settings: Settings, accounts: Accounts) -
     try:
         message = await asyncio.wait_for(websocket.receive(), settings.ws_hello_timeout)
     except TimeoutError:
-        await _refuse(websocket, CloseCode.TIMEOUT, "hello_timeout", "no hello in time")
+        await _refuse(websocket, CloseCode.TIMEOUT, ErrorCode.HELLO_TIMEOUT, "no hello in time")
         return None
     if message["type"] == "websocket.disconnect":
         return None
@@ -178,19 +181,20 @@ async def _hello(websocket: WebSocket, settings: Settings, accounts: Accounts) -
         await _refuse(websocket, CloseCode.BAD_HELLO, exc.code, str(exc))
         return None
     if not isinstance(hello, Hello):
-        await _refuse(websocket, CloseCode.BAD_HELLO, "hello_expected",
+        await _refuse(websocket, CloseCode.BAD_HELLO, ErrorCode.HELLO_EXPECTED,
                       "the first message is hello")
         return None
     if hello.protocol != PROTOCOL_VERSION:
-        await _refuse(websocket, CloseCode.BAD_HELLO, "protocol_version",
+        await _refuse(websocket, CloseCode.BAD_HELLO, ErrorCode.PROTOCOL_VERSION,
                       f"this server speaks protocol {PROTOCOL_VERSION}")
         return None
     try:
         return await accounts.identify(hello.token)
     except InvalidToken:
-        await _refuse(websocket, CloseCode.BAD_TOKEN, "bad_token", "invalid or expired token")
+        await _refuse(websocket, CloseCode.BAD_TOKEN, ErrorCode.BAD_TOKEN,
+                      "invalid or expired token")
     except StorageUnavailable:
-        await _refuse(websocket, CloseCode.TRY_AGAIN, "storage_unavailable",
+        await _refuse(websocket, CloseCode.TRY_AGAIN, ErrorCode.STORAGE_UNAVAILABLE,
                       "sessions cannot be read now, try again later")
     return None
 
@@ -226,7 +230,8 @@ async def _read(
         elif isinstance(request, ChatRequest):
             table.post(Say(client, request.text, request.phrase))
         elif isinstance(request, Hello):
-            client.send(Error(code="bad_message", message="already said hello").model_dump_json())
+            client.send(Error(code=ErrorCode.BAD_MESSAGE,
+                              message="already said hello").model_dump_json())
         # a Pong only refreshes last_seen
 
 
