@@ -58,9 +58,13 @@ async def check_schema(db: Database) -> None:
         )
 
 
+ADMIN_TIMEOUT = 60.0  # seconds: DROP DATABASE ... WITH (FORCE) waits for its backends to end
+
+
 async def _admin(server_url: str, sql: str) -> None:
-    # CREATE and DROP DATABASE cannot run inside a transaction.
-    db = Database(server_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
+    # CREATE and DROP DATABASE cannot run inside a transaction, and on a busy server they
+    # take longer than a table's statements may.
+    db = Database(server_url, ADMIN_TIMEOUT, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     try:
         async with db.engine.connect() as conn:
             await conn.execute(text(sql))
