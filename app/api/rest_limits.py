@@ -9,7 +9,6 @@ forwarded to the table's owner here: the node it reached first counted it."""
 
 from __future__ import annotations
 
-from redis.exceptions import RedisError
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -17,6 +16,7 @@ from ..accounts.sessions import token_hash
 from ..cluster.relay import RELAY, relayed
 from ..config import Settings
 from ..limiter import Limit, Limited, Limiter
+from ..shared import UNREACHABLE
 from .errors import ErrorDetail, error_response, error_responses
 
 # What every REST route may answer besides its own refusals (where it has its own 429,
@@ -57,6 +57,6 @@ class RestLimits:
                                       {"Retry-After": str(limited.retry_after)})
             await response(scope, receive, send)
             return
-        except (RedisError, OSError):
+        except UNREACHABLE:
             pass  # Redis away: the API stays up, unlimited here meanwhile (nginx's holds)
         await self.app(scope, receive, send)

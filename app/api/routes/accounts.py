@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response, status
-from redis.exceptions import RedisError
 
 from ...accounts.service import AccountError, Caller
 from ...models import AccountCreate, Credentials, GuestPublic, Me, PasswordChange
+from ...shared import UNREACHABLE
 from ...storage import StorageUnavailable
 from ..deps import AccountsDep, AddressDep, Bearer, CallerDep, current_caller
 from ..errors import ApiError, error_responses
@@ -41,7 +41,7 @@ def refusals() -> Iterator[None]:
         raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "storage_unavailable",
                        "accounts cannot be reached now, try again later",
                        {"Retry-After": "1"}) from None
-    except (RedisError, OSError):
+    except UNREACHABLE:
         raise ApiError(status.HTTP_503_SERVICE_UNAVAILABLE, "cluster_unavailable",
                        "the cluster's Redis does not answer, try again later",
                        {"Retry-After": "1"}) from None
