@@ -21,7 +21,6 @@ log = logging.getLogger(__name__)
 # down or out of reach): callers that ride an outage out catch these.
 UNREACHABLE = (RedisError, OSError)
 
-POLL = 0.5  # seconds a listener waits for a message, within the Redis client's timeout
 RETRY = 1.0  # seconds before subscribing, or catching up, again after a failure
 
 OnMessage = Callable[[str], Awaitable[None]]

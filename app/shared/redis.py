@@ -17,12 +17,13 @@ from limits.aio.storage import RedisStorage, Storage
 from redis.asyncio import Redis
 
 from ..cancelled import raise_if_cancelled, stop_tasks
-from .base import POLL, RETRY, UNREACHABLE, Behind, CatchUp, OnMessage, hand
+from .base import RETRY, UNREACHABLE, Behind, CatchUp, OnMessage, hand
 from .keys import Keys
 
 log = logging.getLogger(__name__)
 
 TIMEOUT = 1.0  # seconds for any Redis call
+POLL = TIMEOUT / 2  # seconds a listener waits for a message: within the timeout
 
 
 class RedisShared:
