@@ -1,6 +1,7 @@
 """Every counted limit of the server (failed logins, sign-ups, analyses asked for, REST
-calls), through the ``limits`` library: in this process's memory alone, in the cluster's
-Redis with REDIS_URL so that every node counts alike.
+calls), through the ``limits`` library, on the shared state's storage (app/shared/): in
+this process's memory alone, in the cluster's Redis with REDIS_URL so that every node
+counts alike.
 
 Each attempt is counted *before* the work it guards, by one atomic hit (a Lua script in
 Redis; a step of the event loop that does not yield in memory): never a read, then the
@@ -15,16 +16,14 @@ import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from limits import RateLimitItem, RateLimitItemPerSecond, parse_many
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.storage import Storage
 from limits.aio.strategies import (
     FixedWindowRateLimiter,
     RateLimiter,
     SlidingWindowCounterRateLimiter,
 )
-from redis.asyncio import Redis
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +65,8 @@ class Limited(Exception):
 
 
 class Limiter:
+    """On ``storage``: the shared state's (``Shared.limits``)."""
+
     def __init__(self, storage: Storage) -> None:
         self._fixed = FixedWindowRateLimiter(storage)
         self._sliding = SlidingWindowCounterRateLimiter(storage)
@@ -73,7 +74,8 @@ class Limiter:
     async def take(self, wanted: Iterable[tuple[Limit, str]]) -> list[Hit]:
         """Count one attempt on each limit for its key, all or none: if any refuses, the
         others are given back (a refused attempt counts on none) and Limited says when
-        the refusing one takes one more.  Storage errors (RedisError) propagate."""
+        the refusing one takes one more.  A storage that cannot be reached
+        raises one of app.shared.UNREACHABLE."""
         hits = [Hit(limit, rate, key) for limit, key in wanted for rate in limit.rates]
         passed = await asyncio.gather(*(self._strategy(hit).hit(hit.rate, *_ids(hit))
                                         for hit in hits))
@@ -109,12 +111,3 @@ class Limiter:
 def _ids(hit: Hit) -> tuple[str, str]:
     return hit.limit.name, hit.key
 
-
-def make_limiter(redis: Redis | None, prefix: str) -> Limiter:
-    """This process's limiter, or with ``redis`` (the cluster's) one counting in Redis,
-    under ``{prefix}limits:``, on that client's connections (and so its timeouts)."""
-    if redis is None:
-        return Limiter(MemoryStorage())
-    shared: dict[str, Any] = {"connection_pool": redis.connection_pool}  # not a URL's own
-    return Limiter(RedisStorage("async+redis://", implementation="redispy",
-                                key_prefix=f"{prefix}limits", **shared))

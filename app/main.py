@@ -46,10 +46,11 @@ from .db.ratings import RatingStore
 from .db.session import Database
 from .db.storage import DatabaseStorage
 from .headers import SecurityHeaders
-from .limiter import make_limiter
+from .limiter import Limiter
 from .logs import log_config
 from .matchmaking import Matchmaker
 from .monitor import LagMonitor
+from .shared import RedisShared, make_shared
 from .storage import Storage
 from .tables import Lobby
 from .tables.clock import Clock, LoopClock
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         database = Database(settings.database_url, settings.database_timeout)
+        shared = make_shared(settings)
         try:
             if storage is None:
                 await check_schema(database)
@@ -85,16 +87,16 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                 database, fencing=settings.redis_url is not None)
             app.state.lobby = Lobby(settings, bots, app.state.storage, clock,
                                     RatingStore(database))
-            app.state.cluster = cluster = None if settings.redis_url is None else Cluster(
-                settings, app.state.lobby, app.state.storage, key)
-            app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, settings,
+            app.state.cluster = cluster = Cluster(
+                settings, app.state.lobby, app.state.storage, key, shared,
+            ) if isinstance(shared, RedisShared) else None
+            app.state.matchmaker = Matchmaker.of(app.state.lobby, cluster, shared, settings,
                                                  clock or LoopClock())
-            redis = None if cluster is None else cluster.redis
-            app.state.limiter = limiter = make_limiter(redis, settings.redis_prefix)
+            app.state.limiter = limiter = Limiter(shared.limits)
             app.state.accounts = await make_accounts(settings, database, app.state.tokens,
-                                                     limiter, redis)
+                                                     limiter, shared)
             app.state.monitor = monitor
-            app.state.analyses = analyses = Analyses(settings, database, limiter)
+            app.state.analyses = analyses = Analyses(settings, database, limiter, shared)
             await bots.start()
             monitor.start()
             try:
@@ -116,6 +118,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                 await monitor.stop()
                 await bots.close()
         finally:
+            await shared.close()
             await dispose(database)
 
     app = App(

@@ -75,6 +75,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.cluster.leases import Leases  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
+from app.shared import Keys, RedisShared  # noqa: E402
 from bench.load import sample_lag, window_summary  # noqa: E402
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
@@ -1077,21 +1078,22 @@ async def redis_micro(args: argparse.Namespace, tables: int) -> None:
     prefix = f"bench-cluster-micro-{secrets.token_hex(4)}:"
     async with Redis.from_url(args.redis, decode_responses=True) as redis:
         try:
-            leases = Leases(redis, prefix, "bench-node", 60)
+            names = Keys(prefix)
+            leases = Leases(RedisShared(redis, names), "bench-node", 60)
             ids = [f"t{i:07d}" for i in range(tables)]
             for start in range(0, tables, 5000):
                 chunk = ids[start:start + 5000]
                 async with redis.pipeline(transaction=False) as pipe:
                     for t in chunk:
-                        pipe.set(f"{prefix}owner:{t}", "bench-node", px=120_000)
-                    pipe.sadd(f"{prefix}started", *chunk)
+                        pipe.set(names.lease(t), "bench-node", px=120_000)
+                    pipe.sadd(names.started, *chunk)
                     await pipe.execute()
             sweeps = []
             before = await redis.info("commandstats")
             cpu = time.process_time()
             for _ in range(10):
                 began = time.perf_counter()
-                found = sorted(await cast(Awaitable[set[str]], redis.smembers(f"{prefix}started")))
+                found = sorted(await cast(Awaitable[set[str]], redis.smembers(names.started)))
                 owners = await leases.owners(found)
                 sweeps.append(time.perf_counter() - began)
                 assert len(owners) == tables

@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from app.accounts.sessions import MAX_SESSIONS
 from app.protocol import CloseCode
 from tests.cluster_nodes import Cluster, Node, cluster_of
+from tests.test_shared_keys import check_written
 from tests.waiting import within
 
 GUARD = 60  # seconds for the test's coroutine
@@ -82,6 +83,7 @@ async def across_nodes(cluster: Cluster) -> None:
         await call(http, "POST", a, "/api/accounts", guest["token"],
                    {"username": "ivo", "password": SECRET}, status=201)
         await call(http, "GET", b, "/api/me", guest["token"], status=401)
+    await check_written(cluster.redis_url, cluster.prefix)
 
 
 async def _drain(socket: Any) -> None:

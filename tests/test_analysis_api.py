@@ -29,8 +29,9 @@ from app.db import models
 from app.db.migrate import upgrade
 from app.db.repository import Repository
 from app.db.session import Database
-from app.limiter import make_limiter
+from app.limiter import Limiter
 from app.main import create_app
+from app.shared import Keys, LocalShared, make_shared
 from app.storage import MemoryStorage
 from engine import Options
 from tests.cluster_nodes import REDIS_SERVER, ROOT
@@ -223,7 +224,8 @@ def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, 
     settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
                         node_id=name, analysis_samples=1, analysis_nice=0, **overrides)
     database = Database(url)
-    return Analyses(settings, database, make_limiter(None, prefix)), database
+    limiter = Limiter(LocalShared(Keys(prefix)).limits)  # the jobs' queue alone in Redis
+    return Analyses(settings, database, limiter, make_shared(settings)), database
 
 
 async def until_done(url: str, match_id: str) -> rows.AnalysisRow:

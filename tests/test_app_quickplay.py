@@ -1,5 +1,5 @@
 """Play now over REST, in-process: ``POST /api/quickplay`` (a started table against bots)
-and the queue for people, ``/api/queue`` (app/matchmaking.py).  The app runs on a
+and the queue for people, ``/api/queue`` (app/matchmaking/).  The app runs on a
 FakeClock with a bot pause, so that no bot plays unless a test moves time, and so that a
 test moves through a player's wait without waiting for it.  The queue's backends, in the
 process and in Redis, and two nodes sharing one: tests/test_matchmaking_queue.py."""

@@ -2,7 +2,7 @@
 pub/sub fails as they unwind.
 
 redis-py closes a pub/sub's connection as the ``async with`` block around it exits, within
-the client's connect timeout (1 s: ``REDIS_TIMEOUT`` in app/cluster/node.py).  If the loop
+the client's connect timeout (1 s: ``TIMEOUT`` in app/shared/redis.py).  If the loop
 stalls past that timeout right then (a loaded machine; a SIGSTOP), the close raises
 redis's TimeoutError in place of the CancelledError it was unwinding.  A listener that
 retries on RedisError took it for an outage and went on listening, and the shutdown that
@@ -19,7 +19,6 @@ import uuid
 from typing import Any, cast
 
 import pytest
-from redis.asyncio import Redis
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.accounts.news import News
@@ -27,6 +26,7 @@ from app.bots import BotRunner
 from app.cancelled import stop_tasks
 from app.cluster import Cluster
 from app.db.storage import DatabaseStorage
+from app.shared import Keys, RedisShared
 from app.storage import MemoryStorage
 from app.tables import Lobby
 from tests.cluster_nodes import REDIS_SERVER, delete_keys
@@ -81,14 +81,20 @@ async def caught_up() -> bool:
     return True
 
 
-def test_the_accounts_news_listener_ends_when_its_pubsub_close_fails() -> None:
+def test_the_accounts_news_listener_ends_when_its_pubsub_close_fails(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     async def scenario() -> None:
+        shared = RedisShared.connect(REDIS_SERVER, Keys("test:"))
         redis = StallingRedis()
-        news = News(lambda _: None, lambda _: None, caught_up, cast(Redis, redis), "test:")
+        monkeypatch.setattr(shared.redis, "pubsub", redis.pubsub)
+        news = News(lambda _: None, lambda _: None, caught_up, shared)
         news.start()
-        await eventually(lambda: redis.subscribed == 1, 5, "the news listener to subscribe")
-        await ends(asyncio.ensure_future(news.close()), "the accounts' close")
-        assert redis.subscribed == 1 and redis.stalls == 0
+        try:
+            await eventually(lambda: redis.subscribed == 1, 5, "the news listener to subscribe")
+            await ends(asyncio.ensure_future(news.close()), "the accounts' close")
+            assert redis.subscribed == 1 and redis.stalls == 0
+        finally:
+            await shared.close()
 
     asyncio.run(scenario())
 
@@ -102,10 +108,11 @@ def test_the_hand_over_ends_when_the_listener_s_pubsub_close_fails(
     async def scenario() -> None:
         storage = MemoryStorage()
         lobby = Lobby(settings, BotRunner(settings), storage)
-        cluster = Cluster(settings, lobby, cast(DatabaseStorage, storage), "key")
+        shared = RedisShared.connect(REDIS_SERVER, Keys(prefix))
+        cluster = Cluster(settings, lobby, cast(DatabaseStorage, storage), "key", shared)
         redis = StallingRedis()
-        monkeypatch.setattr(cluster.redis, "pubsub", redis.pubsub)
-        cluster._tasks = [asyncio.create_task(cluster._listen())]  # the one on pub/sub
+        monkeypatch.setattr(shared.redis, "pubsub", redis.pubsub)
+        cluster._listen()  # the one on pub/sub
         try:
             await eventually(lambda: redis.subscribed == 1, 5,
                              "the hand-over listener to subscribe")
@@ -113,6 +120,7 @@ def test_the_hand_over_ends_when_the_listener_s_pubsub_close_fails(
             assert redis.subscribed == 1 and redis.stalls == 0
         finally:
             await cluster.close()
+            await shared.close()
 
     try:
         asyncio.run(scenario())

@@ -16,6 +16,7 @@ from app.bots import BotRunner
 from app.cluster import Cluster
 from app.db.session import Database
 from app.db.storage import DatabaseStorage
+from app.shared import Keys, RedisShared
 from app.tables import Lobby
 from tests.cluster_nodes import REDIS_SERVER, delete_keys
 from tests.conftest import app_settings
@@ -35,8 +36,9 @@ def test_a_stopped_database_is_one_warning_not_a_traceback_a_sweep(
 
     async def scenario() -> None:
         storage = DatabaseStorage(Database(stopped), fencing=True)
+        shared = RedisShared.connect(REDIS_SERVER, Keys(prefix))
         cluster = Cluster(settings, Lobby(settings, BotRunner(settings), storage), storage,
-                          "key")
+                          "key", shared)
         read = storage.repo.unfinished_ids
         tries: list[str] = []
 
@@ -59,6 +61,7 @@ def test_a_stopped_database_is_one_warning_not_a_traceback_a_sweep(
                              "the node to say the database answers again")
         finally:
             await cluster.close()
+            await shared.close()
             await storage.repo.db.dispose()
 
     caplog.set_level(logging.INFO, logger="app.cluster")

@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from tests.cluster_nodes import Cluster, cluster_of
 from tests.test_cluster import GUARD, call, check_no_errors, guest
+from tests.test_shared_keys import check_written
 from tests.waiting import eventually, within
 
 
@@ -54,6 +55,7 @@ async def play_now(cluster: Cluster) -> None:
         assert alone["node"] == "B" and alone["variant"] == "classic"
         assert [s["kind"] for s in alone["seats"]] == ["human", "bot", "bot", "bot"]
         check_no_errors(cluster)
+    await check_written(cluster.redis_url, cluster.prefix)
 
 
 def test_play_now_in_a_cluster(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from app.auth import Tokens
 from app.db.repository import Repository
 from app.db.session import Database
 from app.db.storage import MATCH_END
-from app.limiter import make_limiter
+from app.limiter import Limiter
 from app.matchlog import MatchEnd, MatchMeta, Owner, Seat, TableMeta
+from app.shared import Keys, LocalShared
 from app.vocabulary import EndReason, SeatKind
 from engine import Options, replay
 from engine.cards import ALL_TRUMPS, NO_TRUMPS
@@ -81,14 +82,16 @@ async def with_client(url: str, body: Any) -> None:
     app = FastAPI()
     app.include_router(history.router)
     app.state.database = db
+    shared = LocalShared(Keys(""))
     app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS,
-                                             make_limiter(None, ""), None)
+                                             Limiter(shared.limits), shared)
     try:
         repo = Repository(db, MATCH_END)  # the server's: stats read the tallies
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
             await body(client, repo)
     finally:
+        await app.state.accounts.close()
         await db.dispose()
 
 

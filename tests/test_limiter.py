@@ -13,7 +13,8 @@ from contextlib import asynccontextmanager
 import pytest
 from redis.asyncio import Redis
 
-from app.limiter import Limit, Limited, Limiter, make_limiter
+from app.limiter import Limit, Limited, Limiter
+from app.shared import Keys, LocalShared, RedisShared
 from tests.cluster_nodes import REDIS_SERVER
 from tests.test_db_support import run
 from tests.test_matchmaking_queue import delete_keys
@@ -25,12 +26,12 @@ WINDOW = 86400  # seconds: no window turns within a test (in memory a sliding on
 @asynccontextmanager
 async def limiter_on(storage: str) -> AsyncIterator[Limiter]:
     if storage == "memory":
-        yield make_limiter(None, "")
+        yield Limiter(LocalShared(Keys("")).limits)
         return
     prefix = f"test-limiter-{uuid.uuid4().hex[:12]}:"
     redis = Redis.from_url(REDIS_SERVER, decode_responses=True, socket_timeout=5)
     try:
-        yield make_limiter(redis, prefix)
+        yield Limiter(RedisShared(redis, Keys(prefix)).limits)
     finally:
         await redis.aclose()
         delete_keys(prefix)

@@ -1,4 +1,4 @@
-"""The queue's two backends (app/matchmaking.py), the same tests for both: in the process,
+"""The queue's two stores (app/matchmaking/), the same tests for both: in the process,
 and in the local Redis (redis://127.0.0.1:6379/0, or BELOTE_TEST_REDIS) under a key
 prefix of the test's own, deleted afterwards.  Two RedisQueue instances on two
 connections stand for two nodes of a cluster popping at once: no player is ever in two
@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 
 from app.main import create_app
 from app.matchmaking import ALIVE, Entry, MemoryQueue, Queue, RedisQueue
+from app.shared import Keys, RedisShared
 from app.storage import MemoryStorage
 from tests.cluster_nodes import REDIS_SERVER
 from tests.conftest import Rest, app_settings
@@ -42,7 +43,7 @@ async def redis_queues(count: int) -> AsyncIterator[list[Queue]]:
     prefix = f"test-queue-{uuid.uuid4().hex[:12]}:"
     clients = [Redis.from_url(REDIS_SERVER, decode_responses=True) for _ in range(count)]
     try:
-        yield [RedisQueue(client, prefix) for client in clients]
+        yield [RedisQueue(RedisShared(client, Keys(prefix))) for client in clients]
     finally:
         for client in clients:
             await client.aclose()
@@ -222,7 +223,8 @@ def test_two_nodes_share_the_queue_in_redis() -> None:
                 app_settings(bot_delay=1.0), MemoryStorage(), FakeClock())))
             redis = Redis.from_url(REDIS_SERVER, decode_responses=True)
             stack.callback(closing(client, redis))
-            client.app.state.matchmaker.queue = RedisQueue(redis, prefix)  # type: ignore[attr-defined]
+            client.app.state.matchmaker.queue = RedisQueue(  # type: ignore[attr-defined]
+                RedisShared(redis, Keys(prefix)))
             nodes.append((client, Rest(client)))
         stack.callback(delete_keys, prefix)
         (a, rest_a), (b, rest_b) = nodes

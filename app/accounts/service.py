@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
-from redis.asyncio import Redis
-
 from ..auth import InvalidToken, Player, Tokens
 from ..config import Settings
 from ..db import accounts as store
 from ..db.session import Database
 from ..errors import ErrorCode
 from ..limiter import Hit, Limit, Limited, Limiter
+from ..shared import RedisShared, Shared
 from ..storage import StorageError
 from ..tables import Client
 from .news import ACCOUNT, ENDED, News
@@ -86,7 +85,7 @@ BAD_CREDENTIALS = (ErrorCode.BAD_CREDENTIALS, "wrong username or password")
 class Accounts:
     def __init__(self, database: Database, tokens: Tokens, passwords: Passwords,
                  sessions: Sessions, limiter: Limiter, limits: Limits,
-                 redis: Redis | None = None, prefix: str = "") -> None:
+                 shared: Shared) -> None:
         self._db, self._tokens, self._passwords = database, tokens, passwords
         self._sessions, self._limiter, self._limits = sessions, limiter, limits
         self._sockets = SessionSockets()
@@ -96,7 +95,7 @@ class Accounts:
         self._guest_token_life = 0.0
         self._recalled = True  # whether the last reading of them worked (one warning)
         self._news = News(self._sockets.close, self._retire_guest, self._recall_former_guests,
-                          redis, prefix)
+                          shared)
 
     async def start(self, guest_token_life: timedelta) -> None:
         self._guest_token_life = guest_token_life.total_seconds()
@@ -270,14 +269,14 @@ def _pair(address: str, key: str) -> str:
 
 
 async def make_accounts(settings: Settings, database: Database, tokens: Tokens,
-                        limiter: Limiter, redis: Redis | None) -> Accounts:
-    """The server's accounts, started; with ``redis`` (a cluster's) the session cache
-    and the news are shared by every node (and ``limiter`` counts there too)."""
-    prefix = settings.redis_prefix
+                        limiter: Limiter, shared: Shared) -> Accounts:
+    """The server's accounts, started; with ``shared`` in Redis (a cluster's) the session
+    cache and the news are shared by every node (and ``limiter`` counts there too)."""
     passwords = await asyncio.to_thread(Passwords, settings.argon2_time_cost,
                                         settings.argon2_memory_kib, settings.argon2_parallelism)
     accounts = Accounts(database, tokens, passwords,
-                        Sessions(database, settings.session_days, redis, prefix),
-                        limiter, Limits.of(settings), redis, prefix)
+                        Sessions(database, settings.session_days,
+                                 shared if isinstance(shared, RedisShared) else None),
+                        limiter, Limits.of(settings), shared)
     await accounts.start(timedelta(seconds=settings.token_max_age))
     return accounts

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import cast
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
 from sqlalchemy import delete, insert, select, update
 
 from ..db import models
 from ..db.session import Database
+from ..shared import UNREACHABLE, RedisShared
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +55,9 @@ class SessionOwner:
 
 
 class Sessions:
-    def __init__(self, database: Database, days: int, redis: Redis | None = None,
-                 prefix: str = "") -> None:
+    def __init__(self, database: Database, days: int, cache: RedisShared | None = None) -> None:
         self._db, self._life = database, timedelta(days=days)
-        self._redis, self._cache = redis, prefix + "session:"
+        self._cache = cache
 
     async def create(self, player_id: str) -> tuple[str, list[str]]:
         """A new session of ``player_id``: its token, returned once and kept nowhere, and
@@ -90,9 +88,9 @@ class Sessions:
         if cached is not None:
             return None if cached == _ENDED else SessionOwner(*json.loads(cached))
         owner = await self._read_db(key)
-        if owner is not None and self._redis is not None:  # unknown tokens are not cached
-            with contextlib.suppress(RedisError, OSError):
-                await self._redis.set(self._cache + key,
+        if owner is not None and self._cache is not None:  # unknown tokens are not cached
+            with contextlib.suppress(*UNREACHABLE):
+                await self._cache.redis.set(self._cache.keys.session(key),
                                       json.dumps([owner.player_id, owner.username]),
                                       ex=CACHE_SECONDS, nx=True)
         return owner
@@ -100,11 +98,11 @@ class Sessions:
     async def _cached(self, key: str) -> str | None:
         """The cache's entry; None without Redis, or while it does not answer (the
         database does)."""
-        if self._redis is None:
+        if self._cache is None:
             return None
         try:
-            return cast(str | None, await self._redis.get(self._cache + key))
-        except (RedisError, OSError):
+            return cast(str | None, await self._cache.redis.get(self._cache.keys.session(key)))
+        except UNREACHABLE:
             return None
 
     async def _read_db(self, key: str) -> SessionOwner | None:
@@ -143,12 +141,12 @@ class Sessions:
         """Mark ended sessions in the cache.  Redis down: the sessions are ended in the
         database all the same, and a node that cached one believes it for CACHE_SECONDS
         at most."""
-        if self._redis is None:
+        if self._cache is None:
             return
         try:
-            async with self._redis.pipeline(transaction=False) as pipe:
+            async with self._cache.redis.pipeline(transaction=False) as pipe:
                 for key in keys:
-                    pipe.set(self._cache + key, _ENDED, ex=CACHE_SECONDS)
+                    pipe.set(self._cache.keys.session(key), _ENDED, ex=CACHE_SECONDS)
                 await pipe.execute()
-        except (RedisError, OSError) as exc:
+        except UNREACHABLE as exc:
             log.warning("sessions: ended sessions not marked in the cache, Redis: %s", exc)

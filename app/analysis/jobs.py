@@ -17,6 +17,7 @@ from ..db import queries
 from ..db.analyses import AnalysisRow, Requester
 from ..db.session import Database, StorageError
 from ..limiter import Hit, Limit, Limited, Limiter
+from ..shared import RedisShared, Shared
 from .admission import Admission
 from .pool import ReviewPool
 from .queues import JobQueue, LocalQueue, SaqQueue
@@ -46,7 +47,8 @@ class Analyses:
     """This server's analyses: asked for and read by the routes, run by ``queue``'s
     workers through :meth:`run`."""
 
-    def __init__(self, settings: Settings, database: Database, limiter: Limiter) -> None:
+    def __init__(self, settings: Settings, database: Database, limiter: Limiter,
+                 shared: Shared) -> None:
         self._database = database
         self._limiter = limiter
         self._per_address = Limit.attempts("analyses", settings.analyses_per_address,
@@ -57,9 +59,9 @@ class Analyses:
         self._pool = (ReviewPool(settings.analysis_workers, settings.analysis_nice,
                                  settings.analysis_cpu_seconds)
                       if settings.analysis_workers else None)
-        self.queue: JobQueue = (LocalQueue(self.run, settings.analysis_workers)
-                                if settings.redis_url is None else
-                                SaqQueue(self.run, settings))
+        self.queue: JobQueue = (SaqQueue(self.run, settings, shared.keys.analysis)
+                                if isinstance(shared, RedisShared) else
+                                LocalQueue(self.run, settings.analysis_workers))
 
     async def start(self) -> None:
         """Start the pool and the queue; alone, take up the jobs a stop interrupted (in a
@@ -90,7 +92,7 @@ class Analyses:
         (:mod:`.admission`); asking for a job that exists costs nothing.  In a cluster, a
         pending job is queued again, which saq ignores while it holds the job: a job that
         Redis lost (or gave up on) is taken up again by the next request.  (The limiter
-        raises RedisError while a cluster's Redis is down.)"""
+        raises one of app.shared.UNREACHABLE while a cluster's Redis is down.)"""
         over = await rows.match_over(self._database, match_id)
         if over is None:
             raise MatchNotFound(match_id)

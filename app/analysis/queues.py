@@ -13,13 +13,13 @@ import math
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, Protocol, TypeVar
 
-from redis.exceptions import RedisError
 from saq import Job, Worker
 from saq.queue.redis import RedisQueue
 from saq.types import Context, PartialTimersDict, WorkerInfo
 
 from ..cancelled import stop_tasks
 from ..config import Settings
+from ..shared import UNREACHABLE
 from ..storage import StorageError
 
 logger = logging.getLogger(__name__)
@@ -67,14 +67,15 @@ class LocalQueue:
 
 
 class SaqQueue:
-    """The cluster's queue: saq's queue ``{REDIS_PREFIX}analysis`` and, with workers, a saq
-    worker of ``ANALYSIS_WORKERS`` jobs at a time."""
+    """The cluster's queue: saq's queue ``name`` (``Keys.analysis``, app/shared/keys.py)
+    on the cluster's Redis and, with workers, a saq worker of ``ANALYSIS_WORKERS`` jobs at
+    a time."""
 
-    def __init__(self, run: Run, settings: Settings) -> None:
+    def __init__(self, run: Run, settings: Settings, name: str) -> None:
         assert settings.redis_url is not None
         self._run = run
         self._heartbeat = math.ceil(settings.analysis_retry_seconds)
-        self._queue = _Queue.from_url(settings.redis_url, name=f"{settings.redis_prefix}analysis")
+        self._queue = _Queue.from_url(settings.redis_url, name=name)
         self._worker = (_Worker(self._queue, [("analyse", self._analyse)], id=settings.node_id,
                                 concurrency=settings.analysis_workers,
                                 timers=PartialTimersDict(schedule=1, worker_info=10, abort=1,
@@ -127,7 +128,7 @@ class _Queue(RedisQueue):
     async def dequeue(self, timeout: float = 0.0, poll_interval: float = 0.0) -> Job | None:
         try:
             return await super().dequeue(timeout, poll_interval)
-        except (RedisError, OSError) as error:
+        except UNREACHABLE as error:
             _down(error)
             await asyncio.sleep(RETRY_PAUSE)
             return None
@@ -148,7 +149,7 @@ class _Queue(RedisQueue):
         """saq's, which unsubscribes first, so fails with Redis down: then the client's."""
         try:
             await super().disconnect()
-        except (RedisError, OSError):
+        except UNREACHABLE:
             await self.redis.aclose()
 
 
@@ -160,7 +161,7 @@ async def _unless_down(step: Awaitable[T], default: T) -> T:
     """What ``step`` gives, or ``default`` if Redis failed it."""
     try:
         return await step
-    except (RedisError, OSError) as error:
+    except UNREACHABLE as error:
         _down(error)
         return default
 

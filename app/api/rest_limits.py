@@ -9,7 +9,6 @@ forwarded to the table's owner here: the node it reached first counted it."""
 
 from __future__ import annotations
 
-from redis.exceptions import RedisError
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -18,6 +17,7 @@ from ..cluster.relay import RELAY, relayed
 from ..config import Settings
 from ..errors import ErrorCode
 from ..limiter import Limit, Limited, Limiter
+from ..shared import UNREACHABLE
 from .errors import error_answer, error_responses
 
 # What every REST route may answer besides its own refusals (where it has its own 429,
@@ -57,6 +57,6 @@ class RestLimits:
                                     {"Retry-After": str(limited.retry_after)})
             await response(scope, receive, send)
             return
-        except (RedisError, OSError):
+        except UNREACHABLE:
             pass  # Redis away: the API stays up, unlimited here meanwhile (nginx's holds)
         await self.app(scope, receive, send)

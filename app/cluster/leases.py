@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from redis.asyncio import Redis
+from ..shared import RedisShared
 
 # Keep ``key`` while it is ``node``'s, or take it while nobody's (Redis lost it): 1; 0
 # when another node holds it.
@@ -26,16 +26,12 @@ return 0
 
 
 class Leases:
-    def __init__(self, redis: Redis, prefix: str, node_id: str, seconds: float) -> None:
-        self._redis = redis
-        self._prefix = f"{prefix}owner:"
+    def __init__(self, shared: RedisShared, node_id: str, seconds: float) -> None:
+        self._redis, self._key = shared.redis, shared.keys.lease
         self.node_id = node_id
         self._ms = int(seconds * 1000)
-        self._renew = redis.register_script(_RENEW)
-        self._release = redis.register_script(_RELEASE)
-
-    def _key(self, table_id: str) -> str:
-        return self._prefix + table_id
+        self._renew = self._redis.register_script(_RENEW)
+        self._release = self._redis.register_script(_RELEASE)
 
     async def acquire(self, table_id: str) -> bool:
         """Take a table nobody holds; False if a node does."""

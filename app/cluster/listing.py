@@ -8,24 +8,23 @@ from __future__ import annotations
 import json
 import time
 
-from redis.asyncio import Redis
+from ..shared import RedisShared
 
 Entry = tuple[int, str]  # (created, epoch milliseconds; the table's public JSON)
 
 
 class Listing:
-    def __init__(self, redis: Redis, prefix: str, seconds: float, cache_seconds: float) -> None:
-        self._redis = redis
-        self._prefix = f"{prefix}lobby:"
+    def __init__(self, shared: RedisShared, seconds: float, cache_seconds: float) -> None:
+        self._redis, self._key = shared.redis, shared.keys.lobby
         self._ms = int(seconds * 1000)
         self._cache_seconds = cache_seconds
         self._cached: tuple[float, list[Entry]] | None = None
 
     async def publish(self, node_id: str, entries: list[Entry]) -> None:
-        await self._redis.set(self._prefix + node_id, json.dumps(entries), px=self._ms)
+        await self._redis.set(self._key(node_id), json.dumps(entries), px=self._ms)
 
     async def withdraw(self, node_id: str) -> None:
-        await self._redis.delete(self._prefix + node_id)
+        await self._redis.delete(self._key(node_id))
 
     async def page(self, node_ids: list[str], before: int | None,
                    limit: int) -> tuple[list[bytes], int, int | None]:
@@ -45,7 +44,7 @@ class Listing:
         now = time.monotonic()
         if self._cached is not None and now - self._cached[0] < self._cache_seconds:
             return self._cached[1]
-        texts = await self._redis.mget([self._prefix + n for n in node_ids]) if node_ids else []
+        texts = await self._redis.mget([self._key(n) for n in node_ids]) if node_ids else []
         entries: list[Entry] = [(created, text) for lists in texts if lists
                                 for created, text in json.loads(lists)]
         entries.sort(key=lambda entry: entry[0], reverse=True)

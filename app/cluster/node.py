@@ -11,13 +11,11 @@ import time
 from collections.abc import Awaitable
 from typing import Any, cast
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
-from ..cancelled import raise_if_cancelled, stop_tasks
+from ..cancelled import stop_tasks
 from ..config import Settings
 from ..db.storage import DatabaseStorage
 from ..errors import ErrorCode
+from ..shared import UNREACHABLE, Listener, RedisShared, nothing_missed
 from ..storage import Fenced, StorageError
 from ..tables import Lobby, Moved, Table, TableError
 from ..vocabulary import TableStatus
@@ -29,7 +27,6 @@ from .relay import Relay, relay_mark
 
 log = logging.getLogger(__name__)
 
-REDIS_TIMEOUT = 1.0  # seconds for any Redis call: a stalled Redis must not stall tables
 SEED_EVERY = 30  # sweeps between two readings of the unfinished matches from the log
 LOBBY_EVERY = 0.25  # seconds between two looks for a change in this node's open tables
 PARKED_MS = 60_000  # how long a waiting table handed over waits for a node to take it
@@ -47,32 +44,26 @@ class Cluster:
     """Started after the lobby; :meth:`hand_over` after the lobby stopped its tables."""
 
     def __init__(self, settings: Settings, lobby: Lobby, storage: DatabaseStorage,
-                 key: str) -> None:
-        assert settings.redis_url is not None
+                 key: str, shared: RedisShared) -> None:
         self.node_id = settings.node_id
         self.url = settings.advertised_url
         self.lobby, self.storage = lobby, storage
-        self.redis = Redis.from_url(settings.redis_url, decode_responses=True,
-                                    socket_timeout=REDIS_TIMEOUT,
-                                    socket_connect_timeout=REDIS_TIMEOUT)
-        prefix, lease = settings.redis_prefix, settings.lease_seconds
-        self.leases = Leases(self.redis, prefix, self.node_id, lease)
-        self.registry = Registry(self.redis, prefix, lease)
-        self.listing = Listing(self.redis, prefix, lease, settings.lobby_cache_seconds)
+        self.shared, self.redis, self.keys = shared, shared.redis, shared.keys
+        lease = settings.lease_seconds
+        self.leases = Leases(shared, self.node_id, lease)
+        self.registry = Registry(shared, lease)
+        self.listing = Listing(shared, lease, settings.lobby_cache_seconds)
         self.mark = relay_mark(key)
         self.relay = Relay(self.mark)
         self.period = lease / 3
         self._redis = Outage(log, "Redis")  # whether Redis answered the last loop
         self._database = Outage(log, "database", answering=True)  # the last sweep's reading
         self._lease_ms = int(lease * 1000)
-        self._started = f"{prefix}started"  # ids of matches on, to find orphans among
-        self._turns = f"{prefix}turn:"  # a human turn's deadline, for whoever takes over
-        self._released = f"{prefix}released"  # channel: tables handed over at an exit
-        self._parked = f"{prefix}parked:"  # a waiting table handed over
         self._held: set[str] = set()  # the tables this node holds a lease on
         self._adopting: dict[str, asyncio.Task[bool]] = {}
         self._nodes: tuple[float, dict[str, dict[str, Any]]] = (0.0, {})
         self._tasks: list[asyncio.Task[None]] = []
+        self._released: Listener | None = None  # tables handed over at another's exit
         self._started_at = time.time()
 
     @property
@@ -85,40 +76,46 @@ class Cluster:
     async def start(self) -> None:
         self._tasks = [asyncio.create_task(self._loop(), name="cluster-loop"),
                        asyncio.create_task(self._lobby(), name="cluster-lobby"),
-                       asyncio.create_task(self._sweeper(), name="cluster-sweeper"),
-                       asyncio.create_task(self._listen(), name="cluster-handover")]
+                       asyncio.create_task(self._sweeper(), name="cluster-sweeper")]
+        self._listen()
 
     async def hand_over(self, drain: float) -> None:
         """At exit: park the waiting tables in Redis, stop (and log) every table within
         ``drain`` seconds, then give up the leases and tell the other nodes, which take
         the tables over at once instead of waiting for the leases to run out."""
-        await stop_tasks(self._tasks, "cluster")
-        self._tasks = []
+        await self._stop()
         parked = {t.id: self.lobby.park(t) for t in self.lobby.tables.values()
                   if t.status == TableStatus.WAITING}
-        with contextlib.suppress(RedisError, OSError):
+        with contextlib.suppress(*UNREACHABLE):
             await self._publish()  # the human turns' deadlines as they are now
         await self.lobby.stop(drain)
         held, self._held = sorted(self._held | parked.keys()), set()
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for table_id, text in parked.items():
-                    pipe.set(self._parked + table_id, text, px=PARKED_MS)
+                    pipe.set(self.keys.parked(table_id), text, px=PARKED_MS)
                 await pipe.execute()
             await self.leases.release(held)
             for table_id in held:
-                await self.redis.publish(self._released, table_id)
+                await self.shared.publish(self.keys.released, table_id)
             await self.listing.withdraw(self.node_id)
             await self.registry.leave(self.node_id)
-        except (RedisError, OSError) as exc:  # the leases run out instead
+        except UNREACHABLE as exc:  # the leases run out instead
             log.warning("hand-over incomplete, Redis: %s", exc)
         log.info("handed over %d tables", len(held))
 
     async def close(self) -> None:
-        """After :meth:`hand_over` (or instead: a test's lifespan)."""
-        await stop_tasks(self._tasks, "cluster")
+        """After :meth:`hand_over` (or instead: a test's lifespan); before the shared
+        state's close."""
+        await self._stop()
         await self.relay.close()
-        await self.redis.aclose()
+
+    async def _stop(self) -> None:
+        await stop_tasks(self._tasks, "cluster")
+        self._tasks = []
+        if self._released is not None:
+            await self._released.close()
+            self._released = None
 
     # ------------------------------------------------------------ asked by routes
 
@@ -128,7 +125,7 @@ class Cluster:
         try:
             if not await self.leases.acquire(table.id):
                 raise Unavailable(f"table {table.id} is held elsewhere")
-        except (RedisError, OSError) as exc:
+        except UNREACHABLE as exc:
             table.let_go()
             raise Unavailable(f"Redis: {exc}") from exc
         except Unavailable:
@@ -146,7 +143,7 @@ class Cluster:
             url = await self._elsewhere(table_id)
             if url is None and not await self.adopt(table_id):
                 url = await self._elsewhere(table_id)  # another node took it meanwhile
-        except (RedisError, OSError) as exc:
+        except UNREACHABLE as exc:
             raise Unavailable(f"Redis: {exc}") from exc
         return url
 
@@ -167,7 +164,7 @@ class Cluster:
         """The lobby of every live node (:meth:`Listing.page`); Unavailable without Redis."""
         try:
             return await self.listing.page(sorted(await self.nodes()), before, limit)
-        except (RedisError, OSError) as exc:
+        except UNREACHABLE as exc:
             raise Unavailable(f"Redis: {exc}") from exc
 
     async def nodes(self, *, fresh: bool = False) -> dict[str, dict[str, Any]]:
@@ -202,17 +199,17 @@ class Cluster:
             stored = await self.storage.claim(table_id)
         except Fenced:  # another node claimed it right after: it is that node's
             stored = None
-        if stored is None and (parked := await self.redis.getdel(self._parked + table_id)):
+        if stored is None and (parked := await self.redis.getdel(self.keys.parked(table_id))):
             self.lobby.unpark(table_id, cast(str, parked))  # a waiting table handed over
             return True
         turn = None if stored is None else cast(str | None,
-                                                 await self.redis.get(self._turns + table_id))
+                                                 await self.redis.get(self.keys.turn(table_id)))
         if stored is None or not self.lobby.adopt(stored, _parse_turn(turn)):
             # Finished, never started (a waiting table lost), or a damaged log.
             self._held.discard(table_id)
             self.storage.forget(table_id)
             await self.leases.release([table_id])
-            await cast(Awaitable[int], self.redis.srem(self._started, table_id))
+            await cast(Awaitable[int], self.redis.srem(self.keys.started, table_id))
             return False
         log.info("took over table %s (epoch %s)", table_id, self.storage.epochs
                  and self.storage.epochs.get(table_id))
@@ -223,8 +220,8 @@ class Cluster:
         that a call for an unknown id (a typo, or someone trying ids) costs no lease and no
         write to the log."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.sismember(self._started, table_id)
-            pipe.exists(self._parked + table_id)
+            pipe.sismember(self.keys.started, table_id)
+            pipe.exists(self.keys.parked(table_id))
             started, parked = await pipe.execute()
         return bool(started) or bool(parked)
 
@@ -238,7 +235,7 @@ class Cluster:
             try:
                 await self._tick()
                 self._redis.answered()
-            except (RedisError, OSError) as exc:
+            except UNREACHABLE as exc:
                 self._redis.failed(exc)
             except Exception:  # a bug must not end the loop: leases would run out
                 log.exception("cluster loop failed")
@@ -249,7 +246,7 @@ class Cluster:
         data while their owner died (a crashed cluster restarting, say)."""
         ids = await self.storage.repo.unfinished_ids()
         if ids:
-            await cast(Awaitable[int], self.redis.sadd(self._started, *ids))
+            await cast(Awaitable[int], self.redis.sadd(self.keys.started, *ids))
 
     async def _tick(self) -> None:
         tables = self.lobby.tables
@@ -279,12 +276,12 @@ class Cluster:
         playing = [t for t in tables if t.status == TableStatus.PLAYING]
         async with self.redis.pipeline(transaction=False) as pipe:
             if playing:
-                pipe.sadd(self._started, *(t.id for t in playing))
+                pipe.sadd(self.keys.started, *(t.id for t in playing))
             for table in playing:
                 turn = table.turns.turn
                 if turn is not None:
                     version, seat, deadline = turn
-                    pipe.set(self._turns + table.id, f"{version} {seat} {deadline}",
+                    pipe.set(self.keys.turn(table.id), f"{version} {seat} {deadline}",
                              px=2 * self._lease_ms)
             await pipe.execute()
 
@@ -296,7 +293,7 @@ class Cluster:
         while True:
             listed = self.lobby.listed()
             if listed != published:
-                with contextlib.suppress(RedisError, OSError):
+                with contextlib.suppress(*UNREACHABLE):
                     await self.listing.publish(self.node_id, listed)
                     published = listed
             await asyncio.sleep(LOBBY_EVERY)
@@ -315,7 +312,7 @@ class Cluster:
                 await self._sweep()
             except StorageError as exc:
                 self._database.failed(exc)
-            except (RedisError, OSError):
+            except UNREACHABLE:
                 pass  # the loop reports Redis's state
             except Exception:
                 log.exception("cluster sweeper failed")
@@ -324,7 +321,7 @@ class Cluster:
 
     async def _sweep(self) -> None:
         """Orphans taken over in random order, so that nodes sweeping at once share them."""
-        ids = sorted(await cast(Awaitable[set[str]], self.redis.smembers(self._started)))
+        ids = sorted(await cast(Awaitable[set[str]], self.redis.smembers(self.keys.started)))
         owners = await self.leases.owners(ids)
         orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None
                    or (owner == self.node_id and t not in self.lobby.tables)]
@@ -332,25 +329,18 @@ class Cluster:
         for table_id in orphans:
             await self.adopt(table_id)
 
-    async def _listen(self) -> None:
-        """Tables another node handed over at its exit: take them now."""
-        while True:
-            try:
-                async with self.redis.pubsub() as pubsub:
-                    await pubsub.subscribe(self._released)
-                    while True:  # polled within the socket timeout, which listen() is not
-                        message = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                           timeout=REDIS_TIMEOUT / 2)
-                        if message is not None:
-                            await asyncio.sleep(random.uniform(0, 0.05))  # spread them
-                            await self.adopt(cast(str, message["data"]))
-            except (RedisError, OSError, StorageError) as exc:
-                raise_if_cancelled(exc)  # the pub/sub's close failed as a cancel unwound
-                await asyncio.sleep(self.period)
-            except Exception as exc:
-                raise_if_cancelled(exc)
-                log.exception("cluster hand-over listener failed")
-                await asyncio.sleep(self.period)
+    def _listen(self) -> None:
+        """Tables another node handed over at its exit: taken at once.  None is missed
+        for good: a sweep finds them."""
+        self._released = self.shared.subscribe(self.keys.released, self._take_released,
+                                               nothing_missed, "cluster hand-over")
+
+    async def _take_released(self, table_id: str) -> None:
+        """A table another node handed over at its exit: taken now (or, the log out of
+        reach, by a sweep later)."""
+        await asyncio.sleep(random.uniform(0, 0.05))  # spread them among the nodes
+        with contextlib.suppress(StorageError):
+            await self.adopt(table_id)
 
 
 def _parse_turn(text: str | None) -> tuple[int, int, float] | None:

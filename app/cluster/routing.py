@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import httpx2
-from redis.exceptions import RedisError
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -19,6 +18,7 @@ from starlette.websockets import WebSocket
 from ..api.errors import error_answer
 from ..errors import ErrorCode
 from ..protocol import CloseCode
+from ..shared import UNREACHABLE
 from ..storage import StorageError
 from .node import Cluster, Unavailable
 from .relay import RELAY, relayed
@@ -43,7 +43,7 @@ class Routing:
             if url is not None and relayed(Headers(scope=scope).get(RELAY), cluster.mark):
                 # Passed on to this node, which Redis said held it, while it moved on again.
                 raise Unavailable(f"table {table_id} is moving to another server")
-        except (Unavailable, RedisError, OSError, StorageError) as exc:
+        except (Unavailable, StorageError, *UNREACHABLE) as exc:
             await _moving(scope, receive, send, str(exc))
             return
         if url is None:

@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response, status
-from redis.exceptions import RedisError
 
 from ...accounts.service import AccountError, Caller
 from ...errors import ErrorCode
 from ...models import AccountCreate, Credentials, GuestPublic, Me, PasswordChange
+from ...shared import UNREACHABLE
 from ...storage import StorageUnavailable
 from ..deps import AccountsDep, AddressDep, Bearer, CallerDep, current_caller
 from ..errors import ApiError, error_responses
@@ -42,7 +42,7 @@ def refusals() -> Iterator[None]:
         raise ApiError(ErrorCode.STORAGE_UNAVAILABLE,
                        "accounts cannot be reached now, try again later",
                        {"Retry-After": "1"}) from None
-    except (RedisError, OSError):
+    except UNREACHABLE:
         raise ApiError(ErrorCode.CLUSTER_UNAVAILABLE,
                        "the cluster's Redis does not answer, try again later",
                        {"Retry-After": "1"}) from None

@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field
-from redis.exceptions import RedisError
 
 from ...analysis import (
     Analyses,
@@ -20,6 +19,7 @@ from ...analysis import (
 )
 from ...db.analyses import AnalysisRow
 from ...errors import ErrorCode
+from ...shared import UNREACHABLE
 from ...storage import StorageUnavailable
 from ..deps import AddressDep, ViewerDep
 from ..errors import ApiError, error_responses
@@ -85,7 +85,7 @@ async def ask_analysis(analyses: AnalysesDep, match_id: str, address: AddressDep
                        headers={"Retry-After": str(refused.retry_after)}) from None
     except StorageUnavailable:
         raise _unavailable() from None
-    except (RedisError, OSError):
+    except UNREACHABLE:
         raise ApiError(ErrorCode.CLUSTER_UNAVAILABLE, "the cluster's Redis does not "
                        "answer, try again later", headers={"Retry-After": "1"}) from None
     return AnalysisStatus.of(row, full=False)

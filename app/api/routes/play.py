@@ -1,5 +1,5 @@
 """Play now: ``POST /api/quickplay`` (a started table against bots) and the queue for
-people, ``/api/queue`` (app/matchmaking.py; docs/protocol.md, "Play now")."""
+people, ``/api/queue`` (app/matchmaking/; docs/protocol.md, "Play now")."""
 
 from __future__ import annotations
 
