@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from app.protocol import CloseCode
 from tests.cluster_nodes import Cluster, Node, cluster_of
 from tests.waiting import within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
 
 GUARD = 60  # seconds for the test's coroutine
 CLOSE = 10  # seconds the socket may take to close after the logout
