@@ -6,10 +6,12 @@
 - ``e2e``: Debian's Chromium driving the browser client (tests/e2e), which talks to a
   ``python -m app``: every ``e2e`` test is also a ``processes`` one.
 
-A test without any of them needs nothing: ``make test-fast`` runs those alone.  Two things
-keep the markers true.  During each test's setup and call, an audit hook watches for what
-the tiers stand for (a connection to the configured PostgreSQL or Redis, the start of a
-``python -m app``, a PostgreSQL or Redis server, Playwright's driver) and fails the test
+A test without any of them needs nothing: ``make test-fast`` runs those alone, less the
+``slow`` ones (a tier of time, chosen by measurement, which nothing here checks).
+
+An audit hook keeps the markers true: during each test's setup and call it watches for
+what the tiers stand for (a connection to the configured PostgreSQL or Redis, the start of
+a ``python -m app``, a PostgreSQL or Redis server, Playwright's driver) and fails the test
 that does it without the marker.  And when nothing answers on the configured PostgreSQL or
 Redis, the run starts a throwaway one of its own (if its ``-m`` may select a test that
 needs it), so that ``make test`` needs nothing but the installed packages.
