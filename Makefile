@@ -1,4 +1,5 @@
 # The two commands of the README: `make run` and `make test`.  Both set up .venv first.
+# `make test-fast` is the quick tier of `make test` (docs/testing.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test lint bench screenshots clean
+.PHONY: run test test-fast lint bench screenshots clean
 
 # The install also compiles ai/_solver.c (the hard bot's exact search), so a change to it
 # reinstalls.
@@ -31,8 +32,18 @@ $(CHROMIUM):
 	$(SUDO) apt-get update
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
+# Every test.  When no PostgreSQL or Redis answers on BELOTE_TEST_POSTGRES or
+# BELOTE_TEST_REDIS (the local ones by default), the run starts a throwaway one of its own
+# (tests/tiers.py): the installed packages are enough.
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -n 4 --dist loadfile
+
+# The tests that need no service, no process of their own, no browser and little CPU
+# (the markers of pyproject.toml): under a minute on two idle cores.  Mostly CPU, so one
+# worker per core.
+FAST := not (postgres or redis or processes or e2e or slow)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "$(FAST)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

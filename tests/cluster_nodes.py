@@ -2,7 +2,7 @@
 
 :func:`cluster_of` makes a fresh PostgreSQL database (migrated to head), picks a Redis key
 prefix of the test's own (or uses a private ``redis-server`` the test may kill and
-restart: :class:`OwnRedis`), starts the nodes on loopback ports, waits for their
+restart: tests/services.py's :class:`OwnRedis`), starts the nodes on loopback ports, waits for their
 ``/readyz``, and at the end kills whatever still runs, deletes the prefix's keys and
 drops the database.  Each node writes its log to a file; :meth:`Cluster.run` prints the
 tails of every node's log when the test's coroutine fails, so the failure shows them."""
@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,14 +26,13 @@ import httpx2
 import redis
 
 from app.db.migrate import scratch_database, upgrade
-from tests.test_recovery import free_port
+from tests.services import OwnRedis as OwnRedis  # tests/test_cluster.py's, from here
+from tests.services import free_port, postgres_url, redis_url
 from tests.waiting import eventually_sync
 
 ROOT = Path(__file__).resolve().parents[1]
-PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES_ADMIN",
-                           "postgresql://postgres@127.0.0.1:5432/postgres")
-REDIS_SERVER = os.environ.get("BELOTE_TEST_REDIS", "redis://127.0.0.1:6379/0")
-REDIS_BINARY = shutil.which("redis-server") or "/usr/bin/redis-server"
+PG_SERVER = postgres_url()  # tests/services.py: the run's servers, set before any import
+REDIS_SERVER = redis_url()
 SECRET = "cluster-test-secret-key-0123456789abcdefghijklmnop"  # shared by every node
 NODE_START = 60  # seconds a node may take to answer /readyz
 NODE_EXIT = 40  # seconds a node may take to exit on SIGTERM
@@ -104,41 +102,6 @@ class Node:
 
     def tail(self, lines: int = LOG_TAIL) -> str:
         return "\n".join(self.text().splitlines()[-lines:])
-
-
-class OwnRedis:
-    """A ``redis-server`` of the test's own on a free loopback port, without persistence,
-    so that a restart brings it back empty (as a lost Redis would be)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.folder = folder
-        self.log = folder / "redis.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [REDIS_BINARY, "--port", str(self.port), "--bind", "127.0.0.1",
-                 "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
-                stdout=out, stderr=subprocess.STDOUT,
-            )
-
-        def answers() -> bool:
-            assert self.process is not None and self.process.poll() is None, \
-                f"redis-server exited: {self.log.read_text()}"
-            with contextlib.suppress(redis.RedisError), \
-                    redis.Redis.from_url(self.url, socket_timeout=1) as client:
-                return bool(client.ping())
-            return False
-
-        eventually_sync(answers, 10, f"redis-server on port {self.port} to answer")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
 
 
 class Cluster:

@@ -1,6 +1,7 @@
 """Fixtures shared by the table-server tests (tests/test_app_*.py): settings for fast
 tables, an in-process client, a real uvicorn server on a free port, and small helpers.
-Tables log to a MemoryStorage here; tests/test_recovery*.py run the database."""
+Tables log to a MemoryStorage here; tests/test_recovery*.py run the database.  The test
+tiers (markers, their guard, the run's PostgreSQL and Redis) are tests/tiers.py's."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from app.config import Settings
 from app.main import create_app, server_config
 from app.storage import MemoryStorage
 from tests.waiting import eventually_sync
+
+pytest_plugins = ["tests.tiers"]
 
 SERVER_START = 60  # seconds a server may take to answer before its test fails
 

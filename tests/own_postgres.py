@@ -1,6 +1,7 @@
 """A PostgreSQL server of a test's own: initdb in a temporary folder, on a free loopback
 port, that the test may stop, start and restart as an operator would (``pg_ctl``), or
-pause and resume (SIGSTOP, SIGCONT) as a stalled host would."""
+pause and resume (SIGSTOP, SIGCONT) as a stalled host would; also the run's, when none
+answers on ``BELOTE_TEST_POSTGRES`` (tests/tiers.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.test_recovery import free_port
+from tests.services import free_port
 
 # Seconds pg_ctl may take to start or stop the server; a hang fails the test.
 PG_CTL_WAIT = 30

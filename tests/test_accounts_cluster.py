@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -22,6 +23,8 @@ from app.protocol import CloseCode
 from tests.cluster_nodes import Cluster, Node, cluster_of
 from tests.test_shared_keys import check_written
 from tests.waiting import within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
 
 GUARD = 60  # seconds for the test's coroutine
 CLOSE = 10  # seconds the socket may take to close after the logout

@@ -28,6 +28,7 @@ def random_options(rng: random.Random, variant: str) -> Options:
     return Options.make(variant, **flags)
 
 
+@pytest.mark.slow
 def test_every_level_plays_only_legal_actions_under_random_house_rules() -> None:
     rng = random.Random(7)
     states = 0
@@ -76,6 +77,7 @@ def hidden_swap() -> tuple[Observation, Observation]:
     return first, second
 
 
+@pytest.mark.slow
 def test_bots_decide_from_the_observation_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hard, "WORLDS", 10)  # whole deals, each solved: keep the test short
     first, second = hidden_swap()
@@ -88,6 +90,7 @@ def test_bots_decide_from_the_observation_alone(monkeypatch: pytest.MonkeyPatch)
                                                                budget_s=60)
 
 
+@pytest.mark.slow
 def test_hard_is_deterministic_for_a_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every decision twice, over a whole deal and into the next: the seed alone must decide
     # the samples and so the card.  Three samples a card make each search cheap; the budget

@@ -51,6 +51,7 @@ def share_with_low_clubs(obs: Observation, model: PlayModel | None, n: int = 100
     return sum(bool(likely_deal(knowledge, model, rng)[1] & LOW_CLUBS) for _ in range(n)) / n
 
 
+@pytest.mark.slow
 def test_resampling_draws_the_deals_that_explain_the_plays() -> None:
     obs = ten_on_the_ace()
     plain = share_with_low_clubs(obs, None)

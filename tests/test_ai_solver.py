@@ -81,6 +81,7 @@ def test_the_compiled_search_is_built() -> None:
     assert NATIVE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("native", [False, True], ids=["python", "compiled"])
 def test_solver_matches_exhaustive_search_on_endgames(native: bool) -> None:
     rng = random.Random(2024)

@@ -95,6 +95,7 @@ def wait_done(client: TestClient, match_id: str, *, one_attempt: bool = True) ->
     return seen[-1]
 
 
+@pytest.mark.slow
 def test_lifecycle(sqlite_url: str) -> None:
     with app_client(sqlite_url) as client:
         path = "/api/matches/done/analysis"
@@ -127,6 +128,7 @@ def test_lifecycle(sqlite_url: str) -> None:
     assert stored.result == review
 
 
+@pytest.mark.slow
 def test_restart_resumes_the_jobs_in_hand(sqlite_url: str) -> None:
     # A server without workers stops with its job still queued in the database.
     settings = app_settings(database_url=sqlite_url, analysis_workers=0)
@@ -239,6 +241,8 @@ async def until_done(url: str, match_id: str) -> rows.AnalysisRow:
         return found
 
 
+@pytest.mark.postgres
+@pytest.mark.redis
 def test_two_nodes_take_one_job_once(cluster_url: str, prefix: str) -> None:
     async def body() -> None:
         nodes = [node(cluster_url, prefix, name) for name in ("a", "b")]
@@ -269,6 +273,8 @@ def hold_a_job(url: str, prefix: str) -> None:
     run(body())
 
 
+@pytest.mark.postgres
+@pytest.mark.redis
 def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
     code = ("from tests.test_analysis_api import hold_a_job; "
             f"hold_a_job({cluster_url!r}, {prefix!r})")

@@ -15,6 +15,7 @@ from tests.test_review import _cut, _one_deal
 PART = _cut(_one_deal("bulgarian", 1), 12)  # the auction and the first trick: quick to judge
 
 
+@pytest.mark.slow
 def test_workers_run_niced() -> None:
     async def body() -> None:
         pool = ReviewPool(1, 5, cpu_seconds=300)

@@ -27,6 +27,8 @@ from tests.cluster_nodes import cluster_of
 from tests.conftest import app_settings, run_server
 from tests.test_db_support import BACKENDS, opened, run
 
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
+
 MATCHES = 40  # finished matches stored, "m00" to "m39"
 CAPACITY, SLOTS = 20, 3  # ANALYSIS_QUEUE_MAX and ANALYSIS_SLOTS: the defaults
 Ask = tuple[str, dict[str, str], str]  # from this address, with these headers, for this match

@@ -171,6 +171,7 @@ def thrown_in(stored: MemoryLog) -> int:
     return sum(r.outcome == "redeal" for r in stored.results)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("options", "pass_rate"), [({}, 0.0), (CUT_ONLY, PASS_RATE)],
                          ids=["reshuffled", "cut-only"])
 def test_four_humans_play_a_match_over_real_sockets(live: LiveServer, live_rest: Rest,
@@ -209,6 +210,7 @@ def cut_only(i: int) -> dict[str, bool]:
     return CUT_ONLY if i % 4 >= 2 else {}
 
 
+@pytest.mark.slow
 def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
                                                        live_rest: Rest) -> None:
     """Many random matches at once, both variants, reshuffled or cut only (with humans who

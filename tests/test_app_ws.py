@@ -81,6 +81,7 @@ def play_to_the_end(ws: WebSocketTestSession, seat: int, first: Message) -> Mess
     return message
 
 
+@pytest.mark.slow
 def test_one_human_and_three_bots_play_a_whole_match() -> None:
     storage = MemoryStorage()
     with TestClient(create_app(app_settings(), storage)) as client:

@@ -11,6 +11,7 @@ from bench import auction
 from engine.options import Options
 
 
+@pytest.mark.slow
 def test_the_same_auction_is_played_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hard, "WORLDS", 2)
     options = Options.make("bulgarian")
@@ -37,6 +38,7 @@ def test_a_change_that_changes_no_call_costs_nothing(monkeypatch: pytest.MonkeyP
             [(0.0, 0)] * 6
 
 
+@pytest.mark.slow
 def test_a_change_that_changes_calls_is_played_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hard, "WORLDS", 2)
     monkeypatch.setattr(auction, "CHANGES", {"HARD_THRESHOLD_CLASSIC": -1000.0})  # B bids

@@ -99,6 +99,7 @@ def test_the_accounts_news_listener_ends_when_its_pubsub_close_fails(
     asyncio.run(scenario())
 
 
+@pytest.mark.redis
 def test_the_hand_over_ends_when_the_listener_s_pubsub_close_fails(
         monkeypatch: pytest.MonkeyPatch) -> None:
     prefix = f"test-{uuid.uuid4().hex}:"

@@ -37,6 +37,8 @@ from tests.cluster_nodes import NODE_EXIT, ROOT, Cluster, Node, OwnRedis, cluste
 from tests.test_recovery import stored_log
 from tests.waiting import eventually, within
 
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
+
 GUARD = 80  # seconds for a test's coroutine; pytest-timeout (120 s) is the last resort
 PLAY = 60  # seconds a match may take to its end from a given point
 BACKOFF = (0.5, 1, 2, 4, 8, 10)  # the browser's reconnect delays (app/static/js/socket.js)

@@ -8,12 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx2
+import pytest
 from redis.asyncio import Redis
 
 from tests.cluster_nodes import Cluster, cluster_of
 from tests.test_cluster import GUARD, call, check_no_errors, guest
 from tests.test_shared_keys import check_written
 from tests.waiting import eventually, within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
 
 
 async def play_now(cluster: Cluster) -> None:

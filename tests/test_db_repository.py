@@ -209,6 +209,7 @@ def test_other_databases_are_refused() -> None:
         async_url("mysql://u@h/db")
 
 
+@pytest.mark.postgres
 def test_a_dropped_postgresql_connection_is_replaced(migrated_urls: dict[str, str]) -> None:
     """A server restart kills pooled connections: the next write reconnects (pre-ping)
     instead of stopping the table with StorageUnavailable."""

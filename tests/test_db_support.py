@@ -1,16 +1,16 @@
 """Shared fixtures and helpers of the database tests (this module holds no test itself).
 
 Every storage test runs on SQLite and on PostgreSQL.  PostgreSQL is the server of
-``BELOTE_TEST_POSTGRES`` (default: the local one); each test session creates a database
-of its own there, migrated to head, and drops it at the end.  An unreachable server fails
-the run: it is never skipped.
+``BELOTE_TEST_POSTGRES`` (tests/services.py); each test session creates a database of its
+own there, migrated to head, and drops it at the end.  An unreachable server fails the
+run: it is never skipped.  The PostgreSQL half of each test carries the ``postgres``
+marker, so that ``make test-fast`` runs the SQLite half alone (docs/testing.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,9 +28,10 @@ from app.db.session import Database
 from app.matchlog import LoggedAction, MatchEnd, Seat
 from app.vocabulary import EndReason, SeatKind
 from engine import Action, Match, Options, parse_action, write_record
+from tests.services import postgres_url
 
-PG_SERVER = os.environ.get("BELOTE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-BACKENDS = ("sqlite", "postgresql")
+PG_SERVER = postgres_url()
+BACKENDS = ("sqlite", pytest.param("postgresql", marks=pytest.mark.postgres))
 T = TypeVar("T")
 
 
@@ -50,14 +51,25 @@ async def opened(url: str) -> AsyncIterator[Database]:
 
 
 @pytest.fixture(scope="session")
-def migrated_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """One SQLite file and one PostgreSQL database for the session, migrated to head."""
-    with scratch_database(PG_SERVER, "belote_test") as pg_url:
-        urls = {"sqlite": f"sqlite:///{tmp_path_factory.mktemp('db') / 'belote.db'}",
-                "postgresql": pg_url}
-        for url in urls.values():
-            upgrade(url)
-        yield urls
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One SQLite file for the session, migrated to head."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'belote.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def migrated_postgresql() -> Iterator[str]:
+    """One PostgreSQL database for the session, migrated to head."""
+    with scratch_database(PG_SERVER, "belote_test") as url:
+        upgrade(url)
+        yield url
+
+
+@pytest.fixture(scope="session")
+def migrated_urls(migrated_sqlite: str, migrated_postgresql: str) -> dict[str, str]:
+    """Both, by backend."""
+    return {"sqlite": migrated_sqlite, "postgresql": migrated_postgresql}
 
 
 async def _empty(url: str) -> None:
@@ -78,9 +90,9 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, migrated_urls: dict[str, str]) -> str:
-    """The URL of an empty, migrated database: SQLite, then PostgreSQL."""
-    url = migrated_urls[request.param]
+def db_url(request: pytest.FixtureRequest) -> str:
+    """The URL of an empty, migrated database: SQLite, then PostgreSQL (only then made)."""
+    url: str = request.getfixturevalue(f"migrated_{request.param}")
     run(_empty(url))
     return url
 

@@ -173,6 +173,7 @@ def test_production_refuses_to_start_with_a_missing_or_weak_secret(
     assert "openssl rand" in message  # says how to make a good one
 
 
+@pytest.mark.processes
 def test_python_m_app_refuses_a_missing_secret_in_production(tmp_path: Path) -> None:
     """The same refusal end to end, from a real ``python -m app``: one line, no traceback."""
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}

@@ -90,6 +90,7 @@ async def killed(database_url: str, log: Path) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.processes
 def test_sigkill_leaves_no_child_behind(sqlite_url: str, tmp_path: Path) -> None:
     run(asyncio.wait_for(killed(sqlite_url, tmp_path / "server.log"), GUARD))
 
@@ -190,6 +191,8 @@ async def stalled(pg_url: str, log: Path) -> None:
         await proxy.close()
 
 
+@pytest.mark.postgres
+@pytest.mark.processes
 def test_sigterm_exits_with_the_database_stalled(tmp_path: Path) -> None:
     # A database of its own: the server restores whatever unfinished matches it finds.
     with scratch_database(PG_SERVER, "belote_exit") as url:

@@ -24,6 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.db.migrate import scratch_database, upgrade
+from tests.services import redis_url
 from tests.test_db_support import PG_SERVER, run
 from tests.test_deploy_config import STRONG, compose_app
 from tests.test_recovery import (
@@ -38,9 +39,11 @@ from tests.test_recovery import (
 from tests.test_recovery_storage_down import Proxy
 from tests.waiting import eventually, received
 
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
+
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = 60  # seconds: a hang fails the test instead of blocking the suite
-LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+LOCAL_REDIS = redis_url()  # tests/services.py
 REDIS_PREFIX = f"belote-deploy-{uuid.uuid4().hex[:12]}:"
 SHUTDOWN_TIMEOUT = 10  # the default, as compose leaves it
 PATIENCE = 30  # seconds a client waits for a frame, or /readyz for its answer

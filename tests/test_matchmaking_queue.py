@@ -27,6 +27,8 @@ from tests.cluster_nodes import REDIS_SERVER
 from tests.conftest import Rest, app_settings
 from tests.fake_clock import FakeClock
 
+pytestmark = pytest.mark.redis
+
 NOW = 1_800_000_000.0
 WAIT = 20.0
 

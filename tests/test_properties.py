@@ -700,6 +700,7 @@ def card_positions(draw: st.DrawFn) -> tuple[Options, list[int], list[int], int]
     return options, cards[:trick_len], cards[trick_len:trick_len + hand_len], contract
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(position=card_positions())
 def test_legal_cards_match_reference(position: tuple[Options, list[int], list[int], int]) -> None:
@@ -722,6 +723,7 @@ def action_space() -> list[int]:
     return [*range(0, 73), *range(ANNOUNCE, END), -1, -33, 73, 79, END, END + 1, 10**6]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_actions_applied_or_refused(options: Options, seed: int) -> None:
@@ -933,6 +935,7 @@ def check_private(match: Match, seat: int | None) -> None:
 VIEWERS = (0, 1, 2, 3, None)  # every seat, and anyone without one
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_observation_hides_other_hands(options: Options, seed: int) -> None:

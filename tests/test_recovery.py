@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from app.db.repository import MatchLog, Repository
@@ -26,6 +27,8 @@ from app.db.session import Database
 from tests.conftest import SERVER_START
 from tests.test_db_support import run
 from tests.waiting import Deadline, eventually, received, within
+
+pytestmark = pytest.mark.processes
 
 pytest_plugins = ["tests.test_db_support"]  # db_url: migrated SQLite, then PostgreSQL
 

@@ -28,6 +28,8 @@ from tests.test_db_support import run
 from tests.test_recovery import SEAT, Server, join, stored_log
 from tests.waiting import eventually, received
 
+pytestmark = [pytest.mark.postgres, pytest.mark.processes]
+
 GUARD = 120  # seconds: a hang fails the test instead of blocking the suite
 TABLES = 6
 PROGRESS = 30  # seconds the tables get to move on once the database is back

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import pytest
 from sqlalchemy.engine import make_url
 
 from app.bots import BotRunner
@@ -22,6 +23,8 @@ from engine import Options
 from tests.actors import my_turn, next_message, solo_table
 from tests.conftest import app_settings
 from tests.test_db_support import run
+
+pytestmark = pytest.mark.postgres
 
 pytest_plugins = ["tests.test_db_support"]  # migrated_urls: the scratch PostgreSQL database
 

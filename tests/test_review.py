@@ -121,6 +121,7 @@ def _contested_call(record: dict[str, Any]) -> int:
     raise AssertionError("no contested call in the deal")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "kind"), [("bulgarian", "card"), ("classic", "card"),
                                                 ("bulgarian", "bid"), ("classic", "bid")])
 def test_hidden_cards_do_not_change_the_informed_judgement(variant: str, kind: str) -> None:
@@ -135,6 +136,7 @@ def test_hidden_cards_do_not_change_the_informed_judgement(variant: str, kind: s
     assert _state(mine, step).deal.hands != _state(other, step).deal.hands  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_same_seed_same_review_and_json() -> None:
     record = _cut(_one_deal("bulgarian", 2), 14)
     one = review_json(review(record, seed=3, samples=2))
@@ -143,6 +145,7 @@ def test_same_seed_same_review_and_json() -> None:
     assert list(one) == ["seed", "samples", "thresholds", "decisions", "seats"]
 
 
+@pytest.mark.slow
 def test_judging_some_seats_judges_them_as_a_whole_review_does() -> None:
     record = _cut(_one_deal("classic", 2), 20)
     whole = review(record, seed=4, samples=2).decisions
@@ -151,6 +154,7 @@ def test_judging_some_seats_judges_them_as_a_whole_review_does() -> None:
     assert {d.seat for d in whole} - {0, 2}  # the others were judged, and left out
 
 
+@pytest.mark.slow
 def test_hindsight_of_an_endgame_is_the_solvers() -> None:
     record = _one_deal("bulgarian", 3)
     step = _free_step(record, 24)  # from the seventh trick on
@@ -170,6 +174,7 @@ def test_hindsight_of_an_endgame_is_the_solvers() -> None:
     assert decision.hindsight_loss == best - expected[decision.played]
 
 
+@pytest.mark.slow
 def test_every_legal_choice_is_listed_best_first_losses_not_negative() -> None:
     record = _cut(_one_deal("bulgarian", 4), 13)
     seen = []
@@ -201,6 +206,7 @@ def test_every_legal_choice_is_listed_best_first_losses_not_negative() -> None:
         assert s.decisions == sum(s.counts.values())
 
 
+@pytest.mark.slow
 def test_a_calls_loss_is_measured_on_other_decks_than_chose_the_best() -> None:
     record = _one_deal("bulgarian", 1)
     bids: tuple[Kind] = ("bid",)

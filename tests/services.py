@@ -1,0 +1,99 @@
+"""Where the tests find PostgreSQL and Redis: one place, each with an environment override.
+
+``BELOTE_TEST_POSTGRES`` is a server on which the tests create databases of their own and
+drop them (default: the local one, user ``postgres``, trust authentication);
+``BELOTE_TEST_REDIS`` is a Redis in which every test keeps to a key prefix of its own.
+Read them through :func:`postgres_url` and :func:`redis_url`, never at import of this
+module: when nothing answers on an address, tests/tiers.py starts a throwaway server for
+the run and points the variable at it, before any test module is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import redis
+
+from tests.waiting import eventually_sync
+
+POSTGRES = "BELOTE_TEST_POSTGRES"
+REDIS = "BELOTE_TEST_REDIS"
+DEFAULTS = {
+    POSTGRES: "postgresql://postgres@127.0.0.1:5432/postgres",
+    REDIS: "redis://127.0.0.1:6379/0",
+}
+DEFAULT_PORTS = {"postgresql": 5432, "redis": 6379}
+REDIS_BINARY = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_START = 10  # seconds a redis-server may take to answer
+
+
+def postgres_url() -> str:
+    return os.environ.get(POSTGRES, DEFAULTS[POSTGRES])
+
+
+def redis_url() -> str:
+    return os.environ.get(REDIS, DEFAULTS[REDIS])
+
+
+def address(url: str) -> tuple[str, int]:
+    """The host and port a service URL points at."""
+    parts = urlsplit(url)
+    return parts.hostname or "127.0.0.1", parts.port or DEFAULT_PORTS[parts.scheme]
+
+
+def answers(url: str, timeout: float = 1.0) -> bool:
+    """Whether something accepts a TCP connection at the URL's host and port."""
+    try:
+        with socket.create_connection(address(url), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class OwnRedis:
+    """A ``redis-server`` on a free loopback port, without persistence, so that a restart
+    brings it back empty (as a lost Redis would be): a test's own (tests/test_cluster.py)
+    or the run's, when none answers on ``BELOTE_TEST_REDIS``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        self.log = folder / "redis.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                [REDIS_BINARY, "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
+                stdout=out, stderr=subprocess.STDOUT,
+            )
+
+        def answers() -> bool:
+            assert self.process is not None and self.process.poll() is None, \
+                f"redis-server exited: {self.log.read_text()}"
+            with contextlib.suppress(redis.RedisError), \
+                    redis.Redis.from_url(self.url, socket_timeout=1) as client:
+                return bool(client.ping())
+            return False
+
+        eventually_sync(answers, REDIS_START, f"redis-server on port {self.port} to answer")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
