@@ -11,12 +11,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx2
+import pytest
 from redis.asyncio import Redis
 
 from tests.cluster_nodes import Cluster, cluster_of
 from tests.test_accounts_cluster import ENV, SECRET, call
 from tests.test_recovery_storage_down import Proxy
 from tests.waiting import eventually, within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
 
 GUARD = 60  # seconds for the test's coroutine
 BACK = 10  # seconds for B to subscribe again, and then to refuse the old token

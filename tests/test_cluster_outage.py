@@ -27,6 +27,7 @@ TRIES = 4  # readings of the log the node makes while the database is down
 WAIT = 10  # seconds for them (a sweep every third of a 1 s lease)
 
 
+@pytest.mark.redis
 def test_a_stopped_database_is_one_warning_not_a_traceback_a_sweep(
         caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     prefix = f"test-{uuid.uuid4().hex}:"

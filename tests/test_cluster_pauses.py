@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
+import pytest
 from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -39,6 +40,8 @@ from tests.test_cluster import (
 )
 from tests.test_recovery import stored_log
 from tests.waiting import eventually, within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
 
 # Seconds a relay may take to drop an owner that stopped answering: its pings' interval
 # and timeout, the close it gives up waiting for, and a margin for a loaded machine.

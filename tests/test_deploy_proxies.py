@@ -19,6 +19,8 @@ from app.cluster.relay import CLIENT, RELAY, relay_mark
 from app.db.migrate import upgrade
 from tests.test_recovery import Server, running
 
+pytestmark = pytest.mark.processes
+
 GUARD = 90  # seconds for both servers to start, answer and stop
 LIMIT = 2  # MAX_TABLES_PER_ADDRESS here
 

@@ -46,7 +46,7 @@ async def outcomes(limiter: Limiter, wanted: list[tuple[Limit, str]], times: int
 
 
 @pytest.mark.parametrize("sliding", [False, True], ids=["fixed", "sliding"])
-@pytest.mark.parametrize("storage", ["memory", "redis"])
+@pytest.mark.parametrize("storage", ["memory", pytest.param("redis", marks=pytest.mark.redis)])
 def test_take_give_back_and_all_or_none(storage: str, sliding: bool) -> None:
     limit = (Limit.rate("narrow", f"3 per {WINDOW} seconds") if sliding
              else Limit.attempts("narrow", 3, WINDOW))

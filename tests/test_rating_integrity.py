@@ -281,6 +281,7 @@ async def turn_of(http: httpx2.AsyncClient, table: dict[str, Any],
     return seconds
 
 
+@pytest.mark.processes
 def test_a_second_account_that_never_acts_farms_nothing(db_url: str, tmp_path: Path) -> None:
     """Issue #29's farming on a real server whose default turn is one second: a rated
     table of one-second turns is refused, Play now and the queue give rated tables the

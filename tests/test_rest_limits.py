@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 
 from tests.cluster_nodes import Cluster, cluster_of
 from tests.conftest import LiveServer, app_settings, run_server
@@ -127,6 +128,9 @@ async def across_nodes(cluster: Cluster) -> None:
         assert passed(answers) == PER_ADDRESS
 
 
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.processes
 def test_the_limits_hold_across_nodes(tmp_path: Path) -> None:
     env = {name.upper(): value for name, value in LIMITS.items()}
     with cluster_of(tmp_path, "AB", env=env) as cluster:

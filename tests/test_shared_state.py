@@ -21,7 +21,7 @@ from tests.waiting import eventually
 
 GUARD = 20  # seconds for a test's coroutine
 HEAR = 5  # seconds for a message (or a catch-up) to arrive
-KINDS = pytest.mark.parametrize("kind", ["local", "redis"])
+KINDS = pytest.mark.parametrize("kind", ["local", pytest.param("redis", marks=pytest.mark.redis)])
 QUICK_RETRY = 0.1  # seconds between two catch-ups (1 in the server)
 
 
