@@ -52,7 +52,7 @@ from app.accounts.passwords import Passwords  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.db import models  # noqa: E402
 from app.db.migrate import alembic_config, scratch_database, upgrade  # noqa: E402
-from app.db.queries import BoardCursor  # noqa: E402
+from app.db.players import BoardCursor  # noqa: E402
 from app.main import create_app  # noqa: E402
 from bench.load import percentile, sample_lag  # noqa: E402
 

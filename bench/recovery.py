@@ -34,8 +34,9 @@ sys.path.insert(0, str(ROOT))
 from ai import LEVELS  # noqa: E402
 from app.bots import BotRunner  # noqa: E402
 from app.config import Settings  # noqa: E402
+from app.db.match_log import MatchLog  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
-from app.db.repository import MatchLog, Repository  # noqa: E402
+from app.db.repository import Repository  # noqa: E402
 from app.db.session import Database  # noqa: E402
 from app.db.storage import DatabaseStorage  # noqa: E402
 from app.matchlog import LoggedAction, MatchMeta, Owner, Seat, TableMeta  # noqa: E402

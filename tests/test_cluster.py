@@ -31,7 +31,7 @@ from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake
 
-from app.db.repository import MatchLog
+from app.db.match_log import MatchLog
 from engine import action_name, replay
 from tests.cluster_nodes import NODE_EXIT, ROOT, Cluster, Node, OwnRedis, cluster_of
 from tests.test_recovery import stored_log

@@ -22,7 +22,8 @@ import httpx2
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from app.db.repository import MatchLog, Repository
+from app.db.match_log import MatchLog
+from app.db.repository import Repository
 from app.db.session import Database
 from tests.conftest import SERVER_START
 from tests.test_db_support import run

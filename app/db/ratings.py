@@ -2,7 +2,7 @@
 that closes the match, so that a match rates once whatever retries, restarts or
 takeovers write its end again; what tables read (a seat's rating, a match's rating
 changes); and the accounts an operator should look at.  The leaderboard and profiles are
-read in :mod:`app.db.queries` (docs/ratings.md, "On the server" and "Integrity").
+read in :mod:`app.db.players` (docs/ratings.md, "On the server" and "Integrity").
 """
 
 from __future__ import annotations

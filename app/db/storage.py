@@ -18,8 +18,9 @@ from engine.scoring import DealResult
 from ..matchlog import LoggedAction, MatchEnd, MatchMeta, last_version
 from ..storage import StoredMatch, redo_cut_writes, replayed
 from .match_end import MatchEndSubscriber
+from .match_log import MatchLog
 from .ratings import rate_match
-from .repository import MatchLog, Repository
+from .repository import Repository
 from .session import Database, StorageError
 from .tallies import tally_match
 

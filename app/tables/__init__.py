@@ -15,8 +15,10 @@ action that failed and refuses others until a retried write gets through.
 
 Where to look:
 
-- ``table.py``: the actor (its queue, the dispatch of each command to its handler) and
-  the table's life, from the start to the close, and its resumption after a restart;
+- ``table.py``: the actor (its queue, each command handed to its handler) and the
+  table's life, from the start to the close, and its resumption after a restart;
+- ``handlers.py``: which handler each command has; the handlers see the table as a
+  ``TableContext`` (``context.py``) and import nothing from ``table.py``;
 - ``play.py``: what happens when a card (or a call) arrives, a bot's move, a timeout;
 - ``seating.py``: seats, bots, the start, the rematch;
 - ``presence.py``: sockets arriving and leaving, the grace an absent seat is kept for;
@@ -25,9 +27,13 @@ Where to look:
 - ``chat.py``: the players' chat, its quick phrases, who reads it, its rate limit;
 - ``journal.py``: the writes to the match log, retried in order until each succeeds;
 - ``clock.py``: the wall clock and timers, injected (tests move a fake one);
+- ``config.py``: a table's own settings, and the services all tables share;
 - ``commands.py``, ``errors.py``, ``seats.py``, ``clients.py``, ``status.py``: what a
   table is sent, how it refuses, its seats, a socket's end, its statuses;
 - ``lobby.py``: the :class:`Lobby` that creates, lists, restores and stops tables.
+
+Imports run one way, from ``lobby.py`` and ``table.py`` down to the leaves
+(tests/test_app_layout.py keeps it so).
 """
 
 from .clients import Client, Close
@@ -46,9 +52,10 @@ from .commands import (
     StartMatch,
     TakeBack,
 )
+from .config import TableConfig
 from .errors import TableError
 from .lobby import Lobby
-from .table import Table, TableConfig
+from .table import Table
 
 __all__ = [
     "AddBot",

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+from engine import Match
 
 from ..events import ChatEvent, Event
 from ..models import TablePublic
@@ -16,17 +18,26 @@ from ..protocol import CloseCode, State, StateKind
 from ..views import spectator_view
 from ..vocabulary import TableStatus
 from .clients import Client
-
-if TYPE_CHECKING:
-    from .table import Table
+from .turns import Turns
 
 ANSWERS_KEPT = 64  # per seated player: how many past action ids a repeat is answered for
+
+
+class Stage(Protocol):
+    """What an audience shows of its table, as the table is when a message is built."""
+
+    version: int
+    status: TableStatus
+    match: Match | None
+    turns: Turns
+
+    def info(self) -> TablePublic: ...
 
 
 class Audience:
     """The table's sockets by player id, and the answers kept for its seated players."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Stage) -> None:
         self._table = table
         self._clients: dict[str, Client] = {}
         self._answers: dict[str, OrderedDict[str, str]] = {}  # player id -> action id -> answer
@@ -85,9 +96,9 @@ class Audience:
 
     # ------------------------------------------------------------- messages
 
-    def snapshot(self, client: Client) -> None:
-        client.send(self._state(client, "snapshot", None, self._table.info(),
-                                self._table.chat.recent(client)))
+    def snapshot(self, client: Client, chat: list[ChatEvent]) -> None:
+        """The whole table for ``client``, with the recent ``chat`` it may read."""
+        client.send(self._state(client, "snapshot", None, self._table.info(), chat))
 
     def broadcast(
         self, event_for: Callable[[int | None], Event], skip: Client | None = None,

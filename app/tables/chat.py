@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import unicodedata
 from collections import deque
-from typing import TYPE_CHECKING
 
 from ..errors import ErrorCode
 from ..events import ChatEvent
 from ..protocol import Error
 from ..ratelimit import TokenBucket
 from ..text import MAX_MARKS, Refusal, has_visible, refusal
+from .audience import Audience
 from .clients import Client
+from .clock import Clock
 from .commands import Say
 from .errors import TableError
-
-if TYPE_CHECKING:
-    from .table import Table
 
 # The quick phrases, by id; their texts are the client's (i18n chat.json, "phrase.<id>").
 PHRASES = ("hello", "good_luck", "have_fun", "well_played", "nice_hand", "thanks", "sorry",
@@ -41,18 +39,35 @@ REFUSALS = {
 
 
 class Chat:
-    """A table's recent messages and each player's rate limit."""
+    """A table's recent messages, each player's rate limit, and who reads them."""
 
-    def __init__(self, table: Table) -> None:
-        self._table = table
+    def __init__(self, audience: Audience, clock: Clock, spectator_chat: bool) -> None:
+        """``spectator_chat``: the table's, whether its spectators read the players."""
+        self._audience = audience
+        self._clock = clock
+        self._spectator_chat = spectator_chat
         self._recent: deque[ChatEvent] = deque(maxlen=KEPT)
         self._buckets: dict[str, TokenBucket] = {}
 
     def recent(self, client: Client) -> list[ChatEvent]:
         """The recent messages ``client`` may read, oldest first."""
-        return list(self._recent) if may_read(self._table, client) else []
+        return list(self._recent) if self.may_read(client) else []
 
-    def line(self, client: Client, command: Say) -> ChatEvent:
+    def may_read(self, client: Client) -> bool:
+        return client.seat is not None or self._spectator_chat
+
+    def say(self, command: Say) -> None:
+        """A chat message: to everyone at the table who may read it, or its refusal to its
+        sender alone.  It changes no version: the game does not move."""
+        client = command.client
+        try:
+            line = self._line(client, command)
+        except TableError as exc:
+            client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
+            return
+        self._audience.broadcast(lambda viewer: line, to=self.may_read)
+
+    def _line(self, client: Client, command: Say) -> ChatEvent:
         """The event of ``client``'s message, kept; TableError if it is refused."""
         seat = client.seat
         if seat is None:
@@ -62,17 +77,13 @@ class Chat:
         player = client.player
         bucket = self._buckets.get(player.id)
         if bucket is None:
-            bucket = self._buckets[player.id] = TokenBucket(RATE, BURST, self._table.clock.time)
+            bucket = self._buckets[player.id] = TokenBucket(RATE, BURST, self._clock.time)
         if not bucket.take():
             raise TableError(ErrorCode.CHAT_TOO_FAST, "too many chat messages; wait a moment")
         line = ChatEvent(seat=seat, player=player.id, name=player.name, text=text,
-                         phrase=phrase, time=int(self._table.clock.time() * 1000))
+                         phrase=phrase, time=int(self._clock.time() * 1000))
         self._recent.append(line)
         return line
-
-
-def may_read(table: Table, client: Client) -> bool:
-    return client.seat is not None or table.config.spectator_chat
 
 
 def clean_text(text: str) -> str:
@@ -95,15 +106,3 @@ def known_phrase(phrase: str | None) -> str:
     if phrase is None or phrase not in PHRASES:
         raise TableError(ErrorCode.UNKNOWN_PHRASE, f"no quick phrase {str(phrase)[:32]!r}")
     return phrase
-
-
-async def say(table: Table, command: Say) -> None:
-    """A chat message: to everyone at the table who may read it, or its refusal to its
-    sender alone.  It changes no version: the game does not move."""
-    client = command.client
-    try:
-        line = table.chat.line(client, command)
-    except TableError as exc:
-        client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
-        return
-    table.audience.broadcast(lambda viewer: line, to=lambda reader: may_read(table, reader))

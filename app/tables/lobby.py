@@ -27,10 +27,11 @@ from ..storage import Storage, StoredMatch
 from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clock import Clock, LoopClock
 from .commands import LoadRatings
+from .config import Ratings, Services, TableConfig
 from .errors import TableError, shutting_down
 from .presence import await_return
 from .seats import Seat
-from .table import Ratings, Services, Table, TableConfig
+from .table import Table
 
 log = logging.getLogger(__package__)
 
@@ -149,10 +150,7 @@ class Lobby:
             variant=config.options.variant, options=config.options.changed(),
             table=config.meta(),
             owner=Owner(id=table.owner.id, name=table.owner.name),
-            seats=[None if s.kind == SeatKind.EMPTY else
-                   LoggedSeat(s.kind, s.player.name if s.player else "Bot",
-                              s.player.id if s.player else None, s.level)
-                   for s in table.seats],
+            seats=[None if s.kind == SeatKind.EMPTY else s.logged() for s in table.seats],
             version=table.version, seed=table.seed, created_at=table.created_at,
         ).model_dump_json()
 

@@ -1,4 +1,5 @@
-"""The match itself: a player's action, a bot's move, a turn that times out.
+"""The match itself: a player's action, a bot's move, a turn that times out, and an
+action held while the log could not be written, applied once it is (:func:`logged`).
 
 What happens when a card arrives is :func:`play_action`: one answer per action id;
 checked, logged, and only then applied and told to everyone (:func:`apply`).
@@ -8,14 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
 
 from engine import Action, IllegalActionError, parse_action
 
 from ..errors import ErrorCode
-from ..events import ForfeitEvent, PresenceEvent
+from ..events import ForfeitEvent, PresenceEvent, StorageEvent
 from ..matchlog import LoggedAction
 from ..metrics import ACTION_BROADCAST, ACTIONS
 from ..models import Forfeit
@@ -23,29 +22,15 @@ from ..protocol import Ack, Error
 from ..views import action_events, results, trick_event
 from ..vocabulary import Actor, TableStatus
 from .clients import Client
-from .commands import BotMove, PlayAction, TurnTimeout
+from .commands import BotMove, LoadRatings, Logged, PlayAction, TurnTimeout
+from .context import Held, TableContext
 from .presence import arrive
 from .status import LOG_DOWN
-
-if TYPE_CHECKING:
-    from .table import Table
 
 log = logging.getLogger(__package__)
 
 
-@dataclass(frozen=True, slots=True)
-class Held:
-    """An accepted action whose log write failed: applied once the write succeeds, and
-    answered then to the player who sent it (``reply``: the player's id and action id),
-    on whichever socket the player has by then."""
-
-    seat: int
-    action: Action
-    by: Actor
-    reply: tuple[str, str] | None
-
-
-async def play_action(table: Table, command: PlayAction) -> None:
+async def play_action(table: TableContext, command: PlayAction) -> None:
     """One answer per action id, always: a repeat gets the first answer again, and a
     repeat of the held action (resent after a reconnect) waits for the log with it."""
     client, action_id = command.client, command.id
@@ -63,7 +48,7 @@ async def play_action(table: Table, command: PlayAction) -> None:
     client.send(answer)
 
 
-async def bot_move(table: Table, command: BotMove) -> None:
+async def bot_move(table: TableContext, command: BotMove) -> None:
     seat, action, by = command.seat, command.action, command.by
     # A cover move decided before its player came back is dropped: the player's snapshot
     # already shows the turn as theirs.
@@ -78,7 +63,7 @@ async def bot_move(table: Table, command: BotMove) -> None:
     await apply(table, seat, action, by)  # held if the log is down: applied later
 
 
-async def turn_timeout(table: Table, command: TurnTimeout) -> None:
+async def turn_timeout(table: TableContext, command: TurnTimeout) -> None:
     seat = command.seat
     if command.version != table.version or not table.moving:
         return
@@ -90,13 +75,31 @@ async def turn_timeout(table: Table, command: TurnTimeout) -> None:
         await table.finish()
         table.audience.broadcast(lambda viewer: ForfeitEvent(seat=seat))
         return
-    if held.missed >= table.settings.missed_turns_to_bot and not held.autoplay:
+    if held.missed >= table.services.settings.missed_turns_to_bot and not held.autoplay:
         held.autoplay = True
         table.audience.broadcast(lambda viewer: PresenceEvent(seat=seat))
-    table.turns.time_out(seat, table.settings.cover_level)
+    table.turns.time_out(seat, table.services.settings.cover_level)
 
 
-async def _try(table: Table, client: Client, action_id: str, version: int,
+async def logged(table: TableContext, command: Logged) -> None:
+    """Everything is written: apply the held action, if any, and move on."""
+    if not table.journal.caught_up():
+        return  # more was queued meanwhile: the journal calls again once it is written
+    table.audience.broadcast(lambda viewer: StorageEvent(available=True))
+    if table.ratings_due:
+        table.ratings_due = False
+        table.post(LoadRatings(announce=True))
+    held, table.held = table.held, None
+    if held is None:
+        table.turns.schedule()
+        return
+    await applied(table, held.seat, held.action, held.by)
+    if held.reply is not None:
+        player_id, action_id = held.reply
+        table.audience.remember(player_id, action_id, acted(table, held.seat, action_id))
+
+
+async def _try(table: TableContext, client: Client, action_id: str, version: int,
                text: str) -> str | None:
     """The answer to a new action: a refusal, the acknowledgement, or None if held."""
 
@@ -127,7 +130,7 @@ async def _try(table: Table, client: Client, action_id: str, version: int,
     return acted(table, seat, action_id)
 
 
-def acted(table: Table, seat: int, action_id: str) -> str:
+def acted(table: TableContext, seat: int, action_id: str) -> str:
     """The seat's player acted: awake again; the acknowledgement to send."""
     held = table.seats[seat]
     if held.autoplay:
@@ -137,7 +140,7 @@ def acted(table: Table, seat: int, action_id: str) -> str:
 
 
 async def apply(
-    table: Table, seat: int, action: Action, by: Actor, reply: tuple[str, str] | None = None
+    table: TableContext, seat: int, action: Action, by: Actor, reply: tuple[str, str] | None = None
 ) -> bool:
     """Check an action, log it, and only then apply it and tell everyone.
 
@@ -162,7 +165,7 @@ async def apply(
     return True
 
 
-async def applied(table: Table, seat: int, action: Action, by: Actor) -> None:
+async def applied(table: TableContext, seat: int, action: Action, by: Actor) -> None:
     """A logged action: apply it, log the deal result and the next deal it produced, tell
     everyone."""
     match = table.match

@@ -7,7 +7,6 @@ them back by reconnecting (or acting) within ``reconnect_grace``; after it, the 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..auth import Player
 from ..errors import ErrorCode
@@ -16,27 +15,25 @@ from ..models import TablePublic
 from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clients import Client
 from .commands import Attach, Detach, GraceOver, TakeBack
+from .context import TableContext
 from .errors import TableError
 from .seats import Seat
 
-if TYPE_CHECKING:
-    from .table import Table
 
-
-async def attach(table: Table, command: Attach) -> None:
+async def attach(table: TableContext, command: Attach) -> None:
     client = command.client
     seat = next((i for i, s in enumerate(table.seats) if s.holds(client.player)), None)
     watching = table.audience.spectators_besides(client.player.id)
-    if seat is None and watching >= table.settings.max_spectators:
+    if seat is None and watching >= table.services.settings.max_spectators:
         raise TableError(ErrorCode.TOO_MANY_SPECTATORS, "this table has enough spectators")
     table.audience.join(client)
     client.seat = seat
     if seat is not None:
         arrive(table, seat, client)
-    table.audience.snapshot(client)
+    table.audience.snapshot(client, table.chat.recent(client))
 
 
-async def detach(table: Table, command: Detach) -> None:
+async def detach(table: TableContext, command: Detach) -> None:
     client = command.client
     if not table.audience.leave(client):
         return  # already replaced by a newer socket
@@ -50,14 +47,14 @@ async def detach(table: Table, command: Detach) -> None:
     table.audience.broadcast(lambda viewer: PresenceEvent(seat=seat))
 
 
-async def take_back(table: Table, command: TakeBack) -> None:
+async def take_back(table: TableContext, command: TakeBack) -> None:
     """The player asks to play their own turns again, ending the autoplay."""
     seat = command.client.seat
     if seat is not None and table.seats[seat].autoplay:
         arrive(table, seat, None)
 
 
-async def grace_over(table: Table, command: GraceOver) -> None:
+async def grace_over(table: TableContext, command: GraceOver) -> None:
     held = table.seats[command.seat]
     if held.holds(command.player) and not held.connected and table.status in OPEN:
         if not table.journal.behind:
@@ -66,7 +63,7 @@ async def grace_over(table: Table, command: GraceOver) -> None:
             await_return(table, command.player, command.seat)
 
 
-async def release(table: Table, seat: int) -> TablePublic:
+async def release(table: TableContext, seat: int) -> TablePublic:
     """The seat's player is gone for good: an empty seat before the match, a bot during it."""
     held = table.seats[seat]
     if held.grace is not None:
@@ -79,7 +76,7 @@ async def release(table: Table, seat: int) -> TablePublic:
     if table.status == TableStatus.WAITING:
         table.seats[seat] = Seat()
     else:
-        table.seats[seat] = Seat(kind=SeatKind.BOT, level=table.settings.cover_level)
+        table.seats[seat] = Seat(kind=SeatKind.BOT, level=table.services.settings.cover_level)
         storage = table.services.storage
         await table.write(partial(storage.leave_seat, table.id, seat, table.version + 1))
     if not any(s.kind == SeatKind.HUMAN for s in table.seats):
@@ -88,7 +85,7 @@ async def release(table: Table, seat: int) -> TablePublic:
     return table.changed(SeatEvent(seat=seat))
 
 
-def arrive(table: Table, seat: int, client: Client | None) -> None:
+def arrive(table: TableContext, seat: int, client: Client | None) -> None:
     """The seat's player is here and playing again: back from a bot's cover."""
     held = table.seats[seat]
     if held.grace is not None:
@@ -102,7 +99,8 @@ def arrive(table: Table, seat: int, client: Client | None) -> None:
         table.audience.broadcast(lambda viewer: PresenceEvent(seat=seat), skip=client)
 
 
-def await_return(table: Table, player: Player, seat: int) -> None:
+def await_return(table: TableContext, player: Player, seat: int) -> None:
     """Keep the seat for its absent player ``reconnect_grace`` seconds more."""
-    table.seats[seat].grace = table.clock.call_later(
-        table.settings.reconnect_grace, partial(table.post, GraceOver(player, seat)))
+    services = table.services
+    table.seats[seat].grace = services.clock.call_later(
+        services.settings.reconnect_grace, partial(table.post, GraceOver(player, seat)))

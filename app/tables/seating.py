@@ -6,31 +6,24 @@ Each handler takes the table and its command; the actor calls it, one command at
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
-from engine import Match
-
-from .. import matchlog
 from ..auth import Player
 from ..errors import ErrorCode
-from ..events import RatingsEvent, RematchEvent, SeatEvent, StartEvent
-from ..matchlog import MatchMeta, Owner
+from ..events import RatingsEvent, RematchEvent, SeatEvent
 from ..models import RatingView, TablePublic
-from ..storage import StorageError, StorageUnavailable
+from ..storage import StorageError
 from ..vocabulary import SeatKind, TableStatus
 from .commands import AddBot, LeaveSeat, LoadRatings, Rematch, RemoveBot, SitDown, StartMatch
+from .context import TableContext
 from .errors import TableError
-from .presence import await_return, release
+from .presence import release
 from .seats import Seat
 from .status import LOG_DOWN
-
-if TYPE_CHECKING:
-    from .table import Table
 
 log = logging.getLogger(__package__)
 
 
-async def sit_down(table: Table, command: SitDown) -> TablePublic:
+async def sit_down(table: TableContext, command: SitDown) -> TablePublic:
     player, seat = command.player, command.seat
     if seat_at(table, seat).kind != SeatKind.EMPTY:
         raise TableError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
@@ -51,7 +44,7 @@ async def sit_down(table: Table, command: SitDown) -> TablePublic:
     return table.changed(SeatEvent(seat=seat))
 
 
-async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
+async def leave_seat(table: TableContext, command: LeaveSeat) -> TablePublic:
     if not seat_at(table, command.seat).holds(command.player):
         raise TableError(ErrorCode.NOT_YOUR_SEAT, "only the seat's own player may leave")
     if table.status not in (TableStatus.WAITING, TableStatus.PLAYING):
@@ -61,7 +54,7 @@ async def leave_seat(table: Table, command: LeaveSeat) -> TablePublic:
     return await release(table, command.seat)
 
 
-async def add_bot(table: Table, command: AddBot) -> TablePublic:
+async def add_bot(table: TableContext, command: AddBot) -> TablePublic:
     check_manager(table, command.player)
     if seat_at(table, command.seat).kind != SeatKind.EMPTY:
         raise TableError(ErrorCode.SEAT_TAKEN, f"seat {command.seat} is taken")
@@ -69,7 +62,7 @@ async def add_bot(table: Table, command: AddBot) -> TablePublic:
     return table.changed(SeatEvent(seat=command.seat))
 
 
-async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
+async def remove_bot(table: TableContext, command: RemoveBot) -> TablePublic:
     check_manager(table, command.player)
     if seat_at(table, command.seat).kind != SeatKind.BOT:
         raise TableError(ErrorCode.NOT_A_BOT, f"seat {command.seat} holds no bot")
@@ -77,40 +70,16 @@ async def remove_bot(table: Table, command: RemoveBot) -> TablePublic:
     return table.changed(SeatEvent(seat=command.seat))
 
 
-async def start_match(table: Table, command: StartMatch) -> TablePublic:
+async def start_match(table: TableContext, command: StartMatch) -> TablePublic:
     check_manager(table, command.player)
     if any(s.kind == SeatKind.EMPTY for s in table.seats):
         raise TableError(ErrorCode.SEATS_EMPTY, "every seat needs a player or a bot")
     if not any(s.kind == SeatKind.HUMAN for s in table.seats):
         raise TableError(ErrorCode.NO_HUMANS, "a match needs at least one human")
-    config, owner = table.config, table.owner
-    meta = MatchMeta(
-        variant=config.options.variant,
-        options=config.options.changed(),
-        seed=table.seed,
-        seats=[matchlog.Seat(SeatKind.HUMAN, s.player.name, s.player.id) if s.player else
-               matchlog.Seat(SeatKind.BOT, "Bot", level=s.level) for s in table.seats],
-        version=table.version + 1,
-        table=config.meta(),
-        owner=Owner(id=owner.id, name=owner.name),
-    )
-    try:  # seats are fixed from now on: logging them here is all a restart needs
-        await table.services.storage.create_match(table.id, meta)
-    except StorageUnavailable:
-        raise TableError(ErrorCode.STORAGE_UNAVAILABLE, LOG_DOWN) from None
-    table.match = Match(config.options, seed=table.seed)
-    table.status = TableStatus.PLAYING
-    table.tag_logs()
-    log.info("match started: %s", config.options.variant)
-    table.meta = meta
-    await table.log_deal(0)
-    for index, held in enumerate(table.seats):  # the grace runs for those not here yet
-        if held.player is not None and not held.connected:
-            await_return(table, held.player, index)
-    return table.changed(StartEvent())
+    return await table.start()
 
 
-async def rematch(table: Table, command: Rematch) -> TablePublic:
+async def rematch(table: TableContext, command: Rematch) -> TablePublic:
     """Seat a player of this finished match at a new table with the same settings and
     bots, in the same seat.  The first to ask creates it and everyone here is told its
     id (event ``rematch``); the others asking join that one while it is waiting."""
@@ -123,7 +92,7 @@ async def rematch(table: Table, command: Rematch) -> TablePublic:
     new = table.rematch
     if new is None or new.status != TableStatus.WAITING:
         new = table.rematch = table.services.create(player, table.config)
-        level = table.settings.cover_level
+        level = table.services.settings.cover_level
         for index, held in enumerate(table.seats):
             if held.kind == SeatKind.BOT:
                 await new.submit(AddBot(player, index, held.level or level))
@@ -135,7 +104,7 @@ async def rematch(table: Table, command: Rematch) -> TablePublic:
     return result
 
 
-async def seat_rating(table: Table, player_id: str) -> RatingView | None:
+async def seat_rating(table: TableContext, player_id: str) -> RatingView | None:
     """The player's rating in the table's variant, None for a guest.  Unreadable, an
     unrated table seats the player without one; a rated table refuses (503)."""
     book = table.services.ratings
@@ -151,7 +120,7 @@ async def seat_rating(table: Table, player_id: str) -> RatingView | None:
         return None
 
 
-async def load_ratings(table: Table, command: LoadRatings) -> None:
+async def load_ratings(table: TableContext, command: LoadRatings) -> None:
     """The seats' ratings read again; once a rated match is over, its changes, each seat
     shown at its new rating, and (``announce``) everyone told: event ``ratings``."""
     for held in table.seats:
@@ -179,17 +148,17 @@ async def load_ratings(table: Table, command: LoadRatings) -> None:
         table.audience.broadcast(lambda viewer: event)
 
 
-def seat_at(table: Table, seat: int) -> Seat:
+def seat_at(table: TableContext, seat: int) -> Seat:
     if not 0 <= seat < 4:
         raise TableError(ErrorCode.NO_SEAT, f"no seat {seat}: seats are 0 to 3")
     return table.seats[seat]
 
 
-def seat_of(table: Table, player: Player) -> int | None:
+def seat_of(table: TableContext, player: Player) -> int | None:
     return next((i for i, s in enumerate(table.seats) if s.holds(player)), None)
 
 
-def check_manager(table: Table, player: Player) -> None:
+def check_manager(table: TableContext, player: Player) -> None:
     """Bots and the start are the table's creator's, while waiting: a stranger who takes a
     seat of a public table must not fill it with bots and start it."""
     if player.id != table.owner.id:

@@ -7,7 +7,7 @@ from functools import cache
 
 from ai import Level
 
-from .. import ratings
+from .. import matchlog, ratings
 from ..auth import Player
 from ..models import RatingView, SeatPublic
 from ..vocabulary import SeatKind
@@ -35,6 +35,12 @@ class Seat:
 
     def holds(self, player: Player) -> bool:
         return self.player is not None and self.player.id == player.id
+
+    def logged(self) -> matchlog.Seat:
+        """A taken seat as the match log (and a parked table) keeps it."""
+        if self.player is not None:
+            return matchlog.Seat(SeatKind.HUMAN, self.player.name, self.player.id)
+        return matchlog.Seat(SeatKind.BOT, "Bot", level=self.level)
 
     def public(self, variant: str) -> SeatPublic:
         return SeatPublic(

@@ -2,9 +2,10 @@
 
 How it works (one command at a time, the version, the log written before a move is
 applied, the restart) is told in the package's docstring, :mod:`app.tables`.  This module
-holds the actor and the table's life (start to close); each command has its handler in
-:mod:`.seating` (seats, bots, start, rematch), :mod:`.presence` (sockets, grace) or
-:mod:`.play` (actions, bots' moves, timeouts).
+holds the actor and the table's life (start to close); each command has its handler
+(:mod:`.handlers`) in :mod:`.seating` (seats, bots, the start, rematch), :mod:`.presence`
+(sockets, grace) or :mod:`.play` (actions, bots' moves, timeouts), which see the table
+as a :class:`.context.TableContext` and import nothing from here.
 """
 
 from __future__ import annotations
@@ -13,104 +14,35 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
-from engine import Match, Options, write_record
+from engine import Match, write_record
 
 from ..auth import Player
-from ..bots import BotRunner
-from ..config import Settings
 from ..errors import ErrorCode
-from ..events import Event, StorageEvent
+from ..events import Event, StartEvent, StorageEvent
 from ..logs import MATCH_ID, TABLE_ID
-from ..matchlog import MatchEnd, MatchMeta, TableMeta
-from ..models import Forfeit, RatingChangeOut, RatingView, TablePublic
+from ..matchlog import MatchEnd, MatchMeta, Owner
+from ..models import Forfeit, RatingChangeOut, TablePublic
 from ..protocol import CloseCode, Error
-from ..storage import Storage, StoredMatch
+from ..storage import StorageUnavailable, StoredMatch
 from ..vocabulary import EndReason, SeatKind, TableStatus
-from . import chat, play, presence, seating
+from . import presence
 from .audience import Audience
 from .chat import Chat
-from .clock import Clock, LoopClock, Timer
-from .commands import (
-    AddBot,
-    Attach,
-    BotMove,
-    Command,
-    Detach,
-    Expire,
-    GraceOver,
-    LeaveSeat,
-    LoadRatings,
-    Logged,
-    Moved,
-    PlayAction,
-    Rematch,
-    RemoveBot,
-    Say,
-    SitDown,
-    StartMatch,
-    Stop,
-    TakeBack,
-    TurnTimeout,
-)
+from .clock import Timer
+from .commands import Command, Expire, LoadRatings, Logged, Moved, PlayAction, Stop
+from .config import Joinable, Services, TableConfig
+from .context import Held
 from .errors import TableError, shutting_down
+from .handlers import HANDLERS
 from .journal import Journal, Write
 from .seats import Seat
+from .status import LOG_DOWN
 from .turns import Turns
 
 log = logging.getLogger(__package__)  # "app.tables", as operators see it (docs/operations.md)
-
-
-@dataclass(frozen=True, slots=True)
-class TableConfig:
-    name: str
-    options: Options
-    turn_seconds: float
-    private: bool
-    timeout_forfeits: bool
-    spectator_chat: bool = True  # spectators read the players' chat (app/tables/chat.py)
-    rated: bool = False  # accounts only; the result changes ratings (docs/ratings.md)
-
-    def meta(self) -> TableMeta:
-        """The settings as the match log keeps them, for a restart."""
-        return TableMeta(name=self.name, turn_seconds=self.turn_seconds, private=self.private,
-                         timeout_forfeits=self.timeout_forfeits,
-                         spectator_chat=self.spectator_chat, rated=self.rated)
-
-    @classmethod
-    def of(cls, meta: TableMeta, options: Options) -> TableConfig:
-        """The settings a logged (or parked) table had."""
-        return cls(meta.name, options, meta.turn_seconds, meta.private, meta.timeout_forfeits,
-                   meta.spectator_chat, meta.rated)
-
-
-class Ratings(Protocol):
-    """What tables read of ratings (app/db/ratings.py's RatingStore).  Both may raise
-    StorageError; the match's rating update itself is the storage's, at its end."""
-
-    async def seat(self, player_id: str, variant: str) -> RatingView | None:
-        """The player's rating in ``variant``; None for a guest."""
-        ...
-
-    async def changes(self, match_id: str) -> list[RatingChangeOut]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Services:
-    """What tables share: settings, the bot executors, storage, the lobby's index, and
-    the clock their timers run on."""
-
-    settings: Settings
-    bots: BotRunner
-    storage: Storage
-    discard: Callable[[str], None]
-    create: Callable[[Player, TableConfig], Table]  # the lobby's, for rematches
-    clock: Clock = field(default_factory=LoopClock)
-    ratings: Ratings | None = None  # None: no database to read them from (some tests)
 
 
 class Table:
@@ -127,17 +59,17 @@ class Table:
         self.status = TableStatus.WAITING
         self.version = 0
         self.forfeit: Forfeit | None = None
-        self.rematch: Table | None = None  # the new table a finished match's players go to
+        self.rematch: Joinable | None = None  # the new table a finished match's players go to
         self.seed = secrets.randbits(63)
         self.created_at = services.clock.time()  # wall clock: the lobby's order, any node
         self.services = services
         self.settings = services.settings
         self.clock = services.clock
         self.audience = Audience(self)
-        self.chat = Chat(self)
+        self.chat = Chat(self.audience, self.clock, config.spectator_chat)
         self.turns = Turns(self)
         self.journal = Journal(partial(self.post, Logged()), partial(self.post, Moved()))
-        self.held: play.Held | None = None  # the action whose log write waits
+        self.held: Held | None = None  # the action whose log write waits
         self.meta: MatchMeta | None = None  # as logged at the start
         self.rating_changes: list[RatingChangeOut] | None = None  # a rated match's, once over
         self.ratings_due = False  # the match ended while its end's write waited
@@ -266,6 +198,33 @@ class Table:
 
     # ------------------------------------------------------------- the table's life
 
+    async def start(self) -> TablePublic:
+        """The match begins: logged, then its first deal dealt."""
+        config, owner = self.config, self.owner
+        meta = MatchMeta(
+            variant=config.options.variant,
+            options=config.options.changed(),
+            seed=self.seed,
+            seats=[seat.logged() for seat in self.seats],
+            version=self.version + 1,
+            table=config.meta(),
+            owner=Owner(id=owner.id, name=owner.name),
+        )
+        try:  # seats are fixed from now on: logging them here is all a restart needs
+            await self.services.storage.create_match(self.id, meta)
+        except StorageUnavailable:
+            raise TableError(ErrorCode.STORAGE_UNAVAILABLE, LOG_DOWN) from None
+        self.match = Match(config.options, seed=self.seed)
+        self.status = TableStatus.PLAYING
+        self.tag_logs()
+        log.info("match started: %s", config.options.variant)
+        self.meta = meta
+        await self.log_deal(0)
+        for index, held in enumerate(self.seats):  # the grace runs for those not here yet
+            if held.player is not None and not held.connected:
+                presence.await_return(self, held.player, index)
+        return self.changed(StartEvent())
+
     def changed(self, event: Event) -> TablePublic:
         """An accepted change: the next version, the next turn, and everyone told."""
         self.version += 1
@@ -377,35 +336,6 @@ class Table:
         return written
 
 
-async def _logged(table: Table, command: Logged) -> None:
-    """Everything is written: apply the held action, if any, and move on."""
-    if not table.journal.caught_up():
-        return  # more was queued meanwhile: the journal calls again once it is written
-    table.audience.broadcast(lambda viewer: StorageEvent(available=True))
-    if table.ratings_due:
-        table.ratings_due = False
-        table.post(LoadRatings(announce=True))
-    held, table.held = table.held, None
-    if held is None:
-        table.turns.schedule()
-        return
-    await play.applied(table, held.seat, held.action, held.by)
-    if held.reply is not None:
-        player_id, action_id = held.reply
-        table.audience.remember(player_id, action_id, play.acted(table, held.seat, action_id))
-
-
-async def _moved(table: Table, command: Moved) -> None:
-    """Another node holds the table now: it goes from here without a word to the log,
-    and its clients, told the server is restarting, reconnect and reach that node."""
-    table.let_go()
-
-
-async def _expire(table: Table, command: Expire) -> None:
-    if table.status == command.status:
-        await table.close("expired")
-
-
 async def _finish_by(task: asyncio.Task[None], deadline: float) -> None:
     """Let ``task`` end by ``deadline`` (loop time); past it, cancel it."""
     left = max(0.0, deadline - asyncio.get_running_loop().time())
@@ -414,26 +344,3 @@ async def _finish_by(task: asyncio.Task[None], deadline: float) -> None:
         log.error("shutdown timed out; the log keeps what was written before")
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-
-
-Handler = Callable[[Table, Any], Awaitable[Any]]
-HANDLERS: dict[type, Handler] = {
-    SitDown: seating.sit_down,
-    LeaveSeat: seating.leave_seat,
-    AddBot: seating.add_bot,
-    RemoveBot: seating.remove_bot,
-    StartMatch: seating.start_match,
-    Rematch: seating.rematch,
-    Attach: presence.attach,
-    Detach: presence.detach,
-    TakeBack: presence.take_back,
-    Say: chat.say,
-    GraceOver: presence.grace_over,
-    PlayAction: play.play_action,
-    BotMove: play.bot_move,
-    TurnTimeout: play.turn_timeout,
-    Logged: _logged,
-    Expire: _expire,
-    Moved: _moved,
-    LoadRatings: seating.load_ratings,
-}

@@ -6,26 +6,43 @@ from __future__ import annotations
 import asyncio
 import logging
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from engine import Match
 from engine.actions import PASS
 from engine.deal import Phase
 from engine.observation import Observation
 
 from ..vocabulary import Actor, SeatKind
 from .clock import Timer
-from .commands import BotMove, TurnTimeout
-
-if TYPE_CHECKING:
-    from .table import Table
+from .commands import BotMove, Command, TurnTimeout
+from .config import Services, TableConfig
+from .seats import Seat
 
 log = logging.getLogger(__package__)
+
+
+class Board(Protocol):
+    """What turns read of their table, as it is when they are scheduled, and its queue."""
+
+    id: str
+    config: TableConfig
+    services: Services
+    seed: int
+    version: int
+    match: Match | None
+    seats: list[Seat]
+
+    @property
+    def moving(self) -> bool: ...
+
+    def post(self, command: Command) -> None: ...
 
 
 class Turns:
     """The next step of one table.  :meth:`schedule` replaces whatever was pending."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Board) -> None:
         self._table = table
         self.deadline: float | None = None  # wall-clock time the current human turn ends
         self._turn: tuple[int, int, float] | None = None  # version, seat, deadline
@@ -51,7 +68,7 @@ class Turns:
         """Start whatever moves the game on now: a bot, or the human's turn timer."""
         self.cancel()
         table = self._table
-        match, settings = table.match, table.settings
+        match, settings = table.match, table.services.settings
         seat = None if match is None or not table.moving else match.current_player()
         if seat is None:
             return
@@ -63,7 +80,7 @@ class Turns:
             self.think(seat, settings.cover_level, Actor.COVER, settings.bot_delay)
         else:
             # The same turn keeps its deadline, so reconnecting cannot buy more time.
-            clock = table.clock
+            clock = table.services.clock
             if self._turn is None or self._turn[:2] != (table.version, seat):
                 self._turn = (table.version, seat, clock.time() + table.config.turn_seconds)
             self.deadline = self._turn[2]
@@ -89,7 +106,7 @@ class Turns:
         observation = table.match.observation(seat)
         start = partial(self._start, table.version, seat, level, by, observation)
         if delay:
-            self._timer = table.clock.call_later(delay, start)
+            self._timer = table.services.clock.call_later(delay, start)
         else:
             start()
 

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engine.variants import VARIANTS
 
 from ...db import queries
-from ...db.repository import MatchLog
+from ...db.match_log import MatchLog
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
 from ...db.session import Database, StorageUnavailable
 from ...errors import ErrorCode

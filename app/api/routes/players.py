@@ -1,5 +1,5 @@
 """Ratings for everyone to read: the leaderboard of a variant and a player's profile.
-The queries are :mod:`app.db.queries`'; this module reads parameters and maps misses."""
+The queries are :mod:`app.db.players`'; this module reads parameters and maps misses."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from engine.variants import Variant
 
-from ...db import queries
+from ...db import players
 from ...db.schemas import MatchSummary, PlayerStats
 from ...errors import ErrorCode
 from ...models import RatingView
@@ -78,11 +78,11 @@ async def leaderboard(
     """Players past the provisional stage, by rating (the conservative value) then id,
     a page at a time; follow ``next``."""
     try:
-        after = None if cursor is None else queries.BoardCursor.decode(cursor)
+        after = None if cursor is None else players.BoardCursor.decode(cursor)
     except ValueError:
         raise ApiError(ErrorCode.BAD_CURSOR,
                        "cursor is malformed: pass a `next` as it came") from None
-    rows, last = await queries.leaderboard(session, variant.value, limit, after)
+    rows, last = await players.leaderboard(session, variant.value, limit, after)
     return Leaderboard(
         variant=variant.value,
         players=[BoardEntry(rank=r.rank, id=r.id, name=r.name, rating=r.rating, wins=r.wins)
@@ -95,7 +95,7 @@ async def player_profile(session: SessionDep, viewer: ViewerDep,
                          player_id: Annotated[str, Path(max_length=64)]) -> PlayerProfile:
     """A player's page: ratings, ranks, rating history, stats, record with and against
     each bot level, last matches (private matches only for the player's own token)."""
-    found = await queries.profile(session, player_id, viewer.id if viewer else None)
+    found = await players.profile(session, player_id, viewer.id if viewer else None)
     if found is None:
         raise ApiError(ErrorCode.PLAYER_NOT_FOUND,
                        f"no player {player_id!r}")
