@@ -22,13 +22,13 @@ from engine import Match, Options, write_record
 
 from ..auth import Player
 from ..bots import BotRunner
-from ..config import Settings
 from ..errors import ErrorCode
 from ..events import Event, StorageEvent
 from ..logs import MATCH_ID, TABLE_ID
 from ..matchlog import MatchEnd, MatchMeta, TableMeta
 from ..models import Forfeit, RatingChangeOut, RatingView, TablePublic
 from ..protocol import CloseCode, Error
+from ..sections import TableSettings
 from ..storage import Storage, StoredMatch
 from ..vocabulary import EndReason, SeatKind, TableStatus
 from . import chat, play, presence, seating
@@ -104,7 +104,7 @@ class Services:
     """What tables share: settings, the bot executors, storage, the lobby's index, and
     the clock their timers run on."""
 
-    settings: Settings
+    settings: TableSettings
     bots: BotRunner
     storage: Storage
     discard: Callable[[str], None]
