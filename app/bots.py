@@ -23,8 +23,8 @@ import ai
 from ai.hard import DEFAULT_BUDGET_S
 from engine import Action, Observation
 
-from .config import Settings
 from .metrics import BOT_DECISION
+from .sections import BotSettings
 
 PARENT_CHECK = 0.5  # seconds between a pool worker's looks at whether the server is alive
 EXIT_TIMEOUT = 1.0  # seconds the pool's processes get to exit at shutdown before a kill
@@ -34,7 +34,7 @@ MIN_BUDGET_S = 0.1  # a search's least share of the budget, however long the poo
 class BotRunner:
     """Owns the executors; created with the app and shut down with it."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: BotSettings) -> None:
         self._process_levels = settings.process_levels
         self._threads = ThreadPoolExecutor(settings.bot_threads, thread_name_prefix="bot")
         # spawn, not fork: forking a process that runs an event loop and threads is unsafe.

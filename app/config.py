@@ -1,7 +1,9 @@
 """Every server setting in one place, read from the environment (and ``.env``) by name.
 
 ``python -m app`` overrides ``host`` and ``port`` from its command line; everything else
-comes from variables such as ``SECRET_KEY``, ``BOT_DELAY`` or ``DATABASE_URL``.
+comes from variables such as ``SECRET_KEY``, ``BOT_DELAY`` or ``DATABASE_URL``.  The
+settings stay one flat model, as the variables are; each part of the server takes its
+section of them (``settings.tables``, ``settings.sockets``, ...: app/sections.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,18 @@ from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ai import Level
+
+from .sections import (
+    AccountSettings,
+    AnalysisSettings,
+    BotSettings,
+    ClusterSettings,
+    RestSettings,
+    ServerSettings,
+    SocketSettings,
+    TableSettings,
+    view,
+)
 
 
 class Settings(BaseSettings):
@@ -194,11 +208,38 @@ class Settings(BaseSettings):
                              f"{MIN_SECRET} random characters, e.g. `openssl rand -hex 32`")
         return self
 
-    def turn_seconds(self, rated: bool) -> float:
-        """A new table's turn when it asks for none: the default, at a rated table at
-        least the rated floor."""
-        floor = self.rated_min_turn_seconds if rated else 0
-        return max(self.default_turn_seconds, floor)
+    # Each part of the server takes its section of these (app/sections.py), not the whole.
+    @property
+    def tables(self) -> TableSettings:
+        return view(self, TableSettings)
+
+    @property
+    def sockets(self) -> SocketSettings:
+        return view(self, SocketSettings)
+
+    @property
+    def bots(self) -> BotSettings:
+        return view(self, BotSettings)
+
+    @property
+    def accounts(self) -> AccountSettings:
+        return view(self, AccountSettings)
+
+    @property
+    def analysis(self) -> AnalysisSettings:
+        return view(self, AnalysisSettings)
+
+    @property
+    def cluster(self) -> ClusterSettings:
+        return view(self, ClusterSettings)
+
+    @property
+    def rest(self) -> RestSettings:
+        return view(self, RestSettings)
+
+    @property
+    def server(self) -> ServerSettings:
+        return view(self, ServerSettings)
 
     def token_key(self) -> str:
         """The key guest tokens are signed with: ``SECRET_KEY``, or in development the one

@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
-from .config import Settings
+from .sections import ServerSettings
 
 TABLE_ID: ContextVar[str | None] = ContextVar("table_id", default=None)
 MATCH_ID: ContextVar[str | None] = ContextVar("match_id", default=None)
@@ -49,7 +49,7 @@ class TextFormatter(logging.Formatter):
         return f"{text} [{' '.join(ids)}]" if ids else text
 
 
-def log_config(settings: Settings) -> dict[str, Any]:
+def log_config(settings: ServerSettings) -> dict[str, Any]:
     """The ``logging.config.dictConfig`` uvicorn applies: one stderr handler on the root,
     which uvicorn's own loggers propagate to."""
     formatter: dict[str, Any] = (

@@ -52,11 +52,14 @@ class LagMonitor:
             self._young_longest = max(self._young_longest, pause)
 
     async def stop(self) -> None:
+        """Stop sampling; nothing to do unless it started (a start may fail before)."""
+        task, self._task = self._task, None
+        if task is None:
+            return
         gc.callbacks.remove(self._on_gc)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def _run(self) -> None:
         while True:  # perf_counter, not loop.time(): uvloop's clock ticks in milliseconds

@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from app import ratings  # noqa: E402
 from app.accounts.passwords import Passwords  # noqa: E402
 from app.config import Settings  # noqa: E402
+from app.container import running  # noqa: E402
 from app.db import models  # noqa: E402
 from app.db.migrate import alembic_config, scratch_database, upgrade  # noqa: E402
 from app.db.players import BoardCursor  # noqa: E402
@@ -264,7 +265,7 @@ async def deep_cursor(http: httpx2.AsyncClient, app: Any, accounts: int) -> tupl
     """A cursor half way down the bulgarian board (found once, with an offset: the route
     itself never takes one)."""
     r = models.PlayerRating
-    async with app.state.database.read() as session:
+    async with running(app).database.read() as session:
         ranked = await session.scalar(select(func.count())
                                       .select_from(r)
                                       .where(r.variant == "bulgarian", r.ranked.is_(True)))
@@ -283,7 +284,7 @@ async def busiest_players(app: Any, count: int) -> list[str]:
     whose profiles read the most rows (200 rating points a variant, the last 20 of a
     thousand matches)."""
     r = models.PlayerRating
-    async with app.state.database.read() as session:
+    async with running(app).database.read() as session:
         found = await session.scalars(select(r.player_id).where(r.variant == "bulgarian")
                                       .order_by(r.matches.desc()).limit(max(1, count)))
         return list(found)

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.auth import Player  # noqa: E402
 from app.config import Settings  # noqa: E402
+from app.container import running  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.storage import MemoryStorage  # noqa: E402
 from app.tables import TableConfig  # noqa: E402
@@ -52,7 +53,7 @@ async def measure(tables: int, requests: int, cache_seconds: float) -> dict[str,
         config = TableConfig("A table name of ordinary length", Options.make("bulgarian"),
                              30, False, False)
         for i in range(tables):
-            app.state.lobby.create(Player(f"guest-{i}", f"Guest {i}"), config)
+            running(app).lobby.create(Player(f"guest-{i}", f"Guest {i}"), config)
         await asyncio.sleep(0.1)  # every table's actor task starts: not timed
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://bench") as http:

@@ -200,7 +200,7 @@ async def restore(url: str, settings: Settings, bots: BotRunner, count: int,
     """One restart's ``Lobby.restore()``, from a fresh database engine, timed by phase."""
     phases = Phases()
     db = Database(url)
-    lobby = Lobby(settings, bots, TimedStorage(db, phases))
+    lobby = Lobby(settings.tables, bots, TimedStorage(db, phases))
     try:
         if profile is not None:
             profile.enable()
@@ -228,7 +228,7 @@ def bench_settings() -> Settings:
 
 async def measure(url: str, count: int, runs: int, profile: bool) -> list[Phases]:
     settings = bench_settings()
-    bots = BotRunner(settings)
+    bots = BotRunner(settings.bots)
     try:
         results = [await restore(url, settings, bots, count) for _ in range(runs)]
         if profile:

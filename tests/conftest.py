@@ -92,7 +92,7 @@ def run_server(settings: Settings, app: FastAPI | None = None) -> Iterator[LiveS
     app = app or create_app(settings, MemoryStorage())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(server_config(settings, app))
+    server = uvicorn.Server(server_config(settings.server, app))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     eventually_sync(lambda: server.started or not thread.is_alive(), SERVER_START,

@@ -227,7 +227,7 @@ def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, 
                         node_id=name, analysis_samples=1, analysis_nice=0, **overrides)
     database = Database(url)
     limiter = Limiter(LocalShared(Keys(prefix)).limits)  # the jobs' queue alone in Redis
-    return Analyses(settings, database, limiter, make_shared(settings)), database
+    return Analyses(settings.analysis, database, limiter, make_shared(settings.cluster)), database
 
 
 async def until_done(url: str, match_id: str) -> rows.AnalysisRow:

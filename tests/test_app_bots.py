@@ -15,7 +15,7 @@ from tests.conftest import app_settings
 
 def test_searches_past_the_pool_size_share_the_budget() -> None:
     async def scenario() -> None:
-        bots = BotRunner(app_settings(bot_processes=2))
+        bots = BotRunner(app_settings(bot_processes=2).bots)
         await bots.start()
         try:
             match = Match(Options.make("bulgarian"), seed=1)

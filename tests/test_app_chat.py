@@ -326,10 +326,10 @@ def test_the_option_survives_a_restart_and_chat_is_not_logged() -> None:
     async def scenario() -> None:
         settings = app_settings()
         storage = MemoryStorage()
-        bots = BotRunner(settings)
+        bots = BotRunner(settings.bots)
         await bots.start()
         try:
-            lobby = Lobby(settings, bots, storage)
+            lobby = Lobby(settings.tables, bots, storage)
             table, client = await solo_table(lobby, "quiet", Options.make("bulgarian"),
                                              spectator_chat=False)
             await my_turn(client)  # the table waits for Ana: the log stands still
@@ -342,7 +342,7 @@ def test_the_option_survives_a_restart_and_chat_is_not_logged() -> None:
             assert (log.meta, len(log.actions), table.version) == before
             await lobby.stop()
             assert MatchMeta.model_validate(log.meta.stored()).table.spectator_chat is False
-            again = Lobby(settings, bots, storage)
+            again = Lobby(settings.tables, bots, storage)
             await again.restore()
             assert again.get(table.id).info().spectator_chat is False
             await again.stop()

@@ -26,9 +26,9 @@ TURN, GRACE, PAUSE = 30.0, 60.0, 5.0  # seconds, on the fake clock
 @contextlib.asynccontextmanager
 async def lobby_on(clock: FakeClock, **settings_: Any) -> AsyncIterator[Lobby]:
     settings = app_settings(bot_delay=PAUSE, reconnect_grace=GRACE, **settings_)
-    bots = BotRunner(settings)
+    bots = BotRunner(settings.bots)
     await bots.start()
-    lobby = Lobby(settings, bots, MemoryStorage(), clock)
+    lobby = Lobby(settings.tables, bots, MemoryStorage(), clock)
     try:
         yield lobby
     finally:

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.deps import get_lobby
+from app.container import running
 from tests.conftest import Rest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ def seat_four(client: TestClient, rest: Rest) -> httpx2.Response:
 def while_stopping(client: TestClient, rest: Rest) -> httpx2.Response:
     ana = token(rest)
     assert client.portal is not None
-    client.portal.call(client.app.state.lobby.stop, 1)  # type: ignore[attr-defined]
+    client.portal.call(running(client.app).lobby.stop, 1)  # type: ignore[arg-type]
     return create(client, ana)
 
 

@@ -58,9 +58,9 @@ def run_table(scenario: Coroutine[Any, Any, None]) -> None:
 async def lobby_on(storage: FlakyStorage, **settings: Any) -> AsyncIterator[Lobby]:
     """A lobby logging to ``storage``, its tables stopped and its bots closed after."""
     config = app_settings(**settings)
-    bots = BotRunner(config)
+    bots = BotRunner(config.bots)
     await bots.start()
-    lobby = Lobby(config, bots, storage)
+    lobby = Lobby(config.tables, bots, storage)
     try:
         yield lobby
     finally:

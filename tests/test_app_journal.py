@@ -126,11 +126,11 @@ class FlakyStorage(MemoryStorage):
 def test_a_refused_write_holds_the_action_and_never_acknowledges_it_unlogged() -> None:
     async def scenario() -> None:
         settings = app_settings()
-        bots = BotRunner(settings)
+        bots = BotRunner(settings.bots)
         await bots.start()
         storage = FlakyStorage()
         try:
-            lobby = Lobby(settings, bots, storage)
+            lobby = Lobby(settings.tables, bots, storage)
             table, client = await solo_table(lobby, "flaky", Options.make("bulgarian"))
             state = await my_turn(client)
             version, legal = state["version"], state["view"]["legal_actions"]

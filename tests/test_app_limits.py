@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
+from app.container import running
 from app.main import create_app
 from app.protocol import CloseCode
 from app.storage import MemoryStorage
@@ -173,7 +174,7 @@ def test_sockets_per_address_count_before_hello_and_are_given_back() -> None:
         ana = rest.guest("Ana")
         table_id = rest.table(ana, [ana])
         url = f"/api/tables/{table_id}/ws"
-        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        lobby = running(client.app).lobby  # type: ignore[arg-type]
         with client.websocket_connect(url), client.websocket_connect(url):  # silent ones
             with client.websocket_connect(url) as third:
                 assert_refused(third)
@@ -193,7 +194,7 @@ def test_sockets_per_player_across_tables() -> None:
         ana, eve = rest.guest("Ana"), rest.guest("Eve")
         tables = [rest.table(ana, [ana]) for _ in range(3)]
         urls = [f"/api/tables/{t}/ws" for t in tables]
-        lobby = client.app.state.lobby  # type: ignore[attr-defined]
+        lobby = running(client.app).lobby  # type: ignore[arg-type]
         with client.websocket_connect(urls[0]) as one, client.websocket_connect(urls[1]) as two:
             assert hello(one, eve)["type"] == hello(two, eve)["type"] == "welcome"
             with client.websocket_connect(urls[2]) as three:

@@ -13,6 +13,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.container import running
 from app.storage import MemoryLog, MemoryStorage
 from engine import Match, card_name
 from engine.cards import cards_of
@@ -196,7 +197,7 @@ def test_four_humans_play_a_match_over_real_sockets(live: LiveServer, live_rest:
     asyncio.run(play())
     final = live_rest.http.get(f"/api/tables/{table_id}").json()
     assert final["status"] == "over" and final["winner"] in (0, 1)
-    storage = live.app.state.storage
+    storage = running(live.app).storage
     assert isinstance(storage, MemoryStorage)
     stored = storage.matches[table_id]
     assert {e.by for e in stored.actions} == {"player"}
@@ -243,7 +244,7 @@ def test_no_seat_ever_sees_another_seats_unplayed_card(live: LiveServer,
         await asyncio.wait_for(asyncio.gather(*players, *watchers), GUARD)
 
     asyncio.run(play())
-    storage = live.app.state.storage
+    storage = running(live.app).storage
     assert isinstance(storage, MemoryStorage)
     for table_id, _ in tables:
         assert storage.matches[table_id].end is not None

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.container import running
 from app.main import create_app
 from app.matchmaking import ALIVE, REJOIN_AFTER, START_WAIT
 from app.storage import MemoryStorage
@@ -65,17 +66,20 @@ def test_a_quickplay_seat_waits_for_its_player_not_for_a_cover_bot() -> None:
     with play_app() as (client, rest, clock):
         ana = rest.guest("Ana")
         made = client.post("/api/quickplay", json={}, headers=rest.auth(ana)).json()
-        live = client.app.state.lobby.tables[made["id"]]  # type: ignore[attr-defined]
+        live = running(client.app).lobby.tables[made["id"]]  # type: ignore[arg-type]
+        match = live.match
+        assert match is not None
         for _ in range(4):  # the bots before Ana, a 1 s pause each
-            if live.match.current_player() == 0:
+            if match.current_player() == 0:
                 break
             version = live.version
             clock.advance(1.0)
             eventually_sync(lambda: live.version > version, 10, "a bot's move")  # noqa: B023
-        assert live.match.current_player() == 0
+        assert match.current_player() == 0
         clock.advance(5.0)  # five cover-bot pauses, well within Ana's turn
-        assert live.match.current_player() == 0
-        assert all(seat != 0 for seat, _ in live.match.deal.history)
+        assert match.current_player() == 0
+        assert match.deal is not None
+        assert all(seat != 0 for seat, _ in match.deal.history)
 
 
 def test_quickplay_starts_a_table_with_the_caller_and_three_bots() -> None:

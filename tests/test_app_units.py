@@ -172,10 +172,10 @@ def test_memory_storage_keeps_unfinished_matches_in_order_and_checks_places() ->
 
 async def cover_move_after_return() -> None:
     settings = app_settings()
-    bots = BotRunner(settings)
+    bots = BotRunner(settings.bots)
     await bots.start()
     try:
-        table, client = await solo_table(Lobby(settings, bots, MemoryStorage()), "back",
+        table, client = await solo_table(Lobby(settings.tables, bots, MemoryStorage()), "back",
                                          Options.make("bulgarian"))
         state = await my_turn(client)
         assert table.match is not None

@@ -108,9 +108,9 @@ def test_the_hand_over_ends_when_the_listener_s_pubsub_close_fails(
 
     async def scenario() -> None:
         storage = MemoryStorage()
-        lobby = Lobby(settings, BotRunner(settings), storage)
+        lobby = Lobby(settings.tables, BotRunner(settings.bots), storage)
         shared = RedisShared.connect(REDIS_SERVER, Keys(prefix))
-        cluster = Cluster(settings, lobby, cast(DatabaseStorage, storage), "key", shared)
+        cluster = Cluster(settings.cluster, lobby, cast(DatabaseStorage, storage), "key", shared)
         redis = StallingRedis()
         monkeypatch.setattr(shared.redis, "pubsub", redis.pubsub)
         cluster._listen()  # the one on pub/sub

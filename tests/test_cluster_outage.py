@@ -38,8 +38,8 @@ def test_a_stopped_database_is_one_warning_not_a_traceback_a_sweep(
     async def scenario() -> None:
         storage = DatabaseStorage(Database(stopped), fencing=True)
         shared = RedisShared.connect(REDIS_SERVER, Keys(prefix))
-        cluster = Cluster(settings, Lobby(settings, BotRunner(settings), storage), storage,
-                          "key", shared)
+        lobby = Lobby(settings.tables, BotRunner(settings.bots), storage)
+        cluster = Cluster(settings.cluster, lobby, storage, "key", shared)
         read = storage.repo.unfinished_ids
         tries: list[str] = []
 

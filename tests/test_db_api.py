@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from ai import Level
 from app.accounts.service import make_accounts
+from app.api.deps import get_accounts, get_database
 from app.api.routes import history
 from app.auth import Tokens
 from app.db.repository import Repository
@@ -81,17 +82,17 @@ async def with_client(url: str, body: Any) -> None:
     db = Database(url)
     app = FastAPI()
     app.include_router(history.router)
-    app.state.database = db
     shared = LocalShared(Keys(""))
-    app.state.accounts = await make_accounts(app_settings(database_url=url), db, TOKENS,
-                                             Limiter(shared.limits), shared)
+    accounts = await make_accounts(app_settings(database_url=url).accounts, db, TOKENS,
+                                   Limiter(shared.limits), shared)
+    app.dependency_overrides = {get_database: lambda: db, get_accounts: lambda: accounts}
     try:
         repo = Repository(db, MATCH_END)  # the server's: stats read the tallies
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
             await body(client, repo)
     finally:
-        await app.state.accounts.close()
+        await accounts.close()
         await db.dispose()
 
 

@@ -28,6 +28,7 @@ import app.__main__ as entry_point
 from app.api.errors import ErrorBody
 from app.bots import BotRunner
 from app.config import Settings, get_settings
+from app.container import running
 from app.main import create_app, server_config
 from app.protocol import CloseCode
 from app.storage import MemoryStorage
@@ -114,9 +115,9 @@ def test_no_proxy_is_believed_unless_named(tmp_path: Path,
     address.  Named proxies are addresses or networks; uvicorn's FORWARDED_ALLOW_IPS is
     read as TRUSTED_PROXIES."""
     app = create_app(app_settings(), MemoryStorage())
-    assert server_config(app_settings(), app).proxy_headers is False
+    assert server_config(app_settings().server, app).proxy_headers is False
     named = app_settings(trusted_proxies=" 10.0.0.1, 192.168.0.0/16 ")
-    config = server_config(named, app)
+    config = server_config(named.server, app)
     assert config.proxy_headers is True
     assert config.forwarded_allow_ips == "10.0.0.1,192.168.0.0/16"
     monkeypatch.chdir(tmp_path)  # no .env
@@ -214,7 +215,7 @@ def test_a_stopping_server_makes_no_tables_and_is_not_ready() -> None:
         auth = {"Authorization": f"Bearer {guest['token']}"}
         assert client.get("/readyz").status_code == 200
         assert client.portal is not None  # the app's loop, as the lifespan runs it
-        client.portal.call(app.state.lobby.stop, 1)  # as SIGTERM starts it
+        client.portal.call(running(app).lobby.stop, 1)  # as SIGTERM starts it
         created = client.post("/api/tables", json={"name": "late"}, headers=auth)
         assert created.status_code == 503
         assert created.json()["detail"]["code"] == "shutting_down"
@@ -225,11 +226,11 @@ def test_a_stopping_server_makes_no_tables_and_is_not_ready() -> None:
 
 async def drain() -> None:
     settings = app_settings()
-    bots = BotRunner(settings)
+    bots = BotRunner(settings.bots)
     await bots.start()
     storage = MemoryStorage()
     try:
-        lobby = Lobby(settings, bots, storage)
+        lobby = Lobby(settings.tables, bots, storage)
         table, client = await solo_table(lobby, "drain", Options.make("bulgarian"))
         state = await my_turn(client)
         table.post(PlayAction(client, "in-flight", state["version"],

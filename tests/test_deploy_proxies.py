@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from types import SimpleNamespace
+from typing import cast
 
 import httpx2
 import pytest
@@ -15,6 +16,7 @@ from starlette.requests import Request
 from starlette.websockets import WebSocket
 
 from app.api.deps import client_address
+from app.cluster import Cluster
 from app.cluster.relay import CLIENT, RELAY, relay_mark
 from app.db.migrate import upgrade
 from tests.test_recovery import Server, running
@@ -65,16 +67,16 @@ def test_x_forwarded_for_is_believed_from_trusted_proxies_only(tmp_path: Path) -
 
 
 MARK = relay_mark("the cluster's secret")
-APP = SimpleNamespace(state=SimpleNamespace(cluster=SimpleNamespace(mark=MARK)))
+NODE = cast(Cluster, SimpleNamespace(mark=MARK))
 
 
 @pytest.mark.parametrize("kind", ["http", "websocket"])
 def test_a_node_believes_the_address_a_node_relays_with_the_mark(kind: str) -> None:
     def seen(**headers: str) -> str | None:
-        scope = {"type": kind, "client": ("10.0.0.2", 5000), "app": APP,
+        scope = {"type": kind, "client": ("10.0.0.2", 5000),
                  "headers": [(k.encode(), v.encode()) for k, v in headers.items()]}
         return client_address(Request(scope) if kind == "http" else WebSocket(
-            scope, receive=None, send=None))  # type: ignore[arg-type]
+            scope, receive=None, send=None), NODE)  # type: ignore[arg-type]
 
     assert seen() == "10.0.0.2"
     assert seen(**{RELAY: MARK, CLIENT: "203.0.113.9"}) == "203.0.113.9"

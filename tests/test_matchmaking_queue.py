@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
+from app.container import running
 from app.main import create_app
 from app.matchmaking import ALIVE, Entry, MemoryQueue, Queue, RedisQueue
 from app.shared import Keys, RedisShared
@@ -225,7 +226,7 @@ def test_two_nodes_share_the_queue_in_redis() -> None:
                 app_settings(bot_delay=1.0), MemoryStorage(), FakeClock())))
             redis = Redis.from_url(REDIS_SERVER, decode_responses=True)
             stack.callback(closing(client, redis))
-            client.app.state.matchmaker.queue = RedisQueue(  # type: ignore[attr-defined]
+            running(client.app).matchmaker.queue = RedisQueue(  # type: ignore[arg-type]
                 RedisShared(redis, Keys(prefix)))
             nodes.append((client, Rest(client)))
         stack.callback(delete_keys, prefix)

@@ -187,12 +187,12 @@ def in_lobby(db_url: str, scenario: Any, **settings: Any) -> None:
     """Run ``scenario(lobby, db, clock, bots)`` against a database-logged lobby."""
     async def main() -> None:
         db = Database(db_url)
-        bots = BotRunner(app_settings())
+        bots = BotRunner(app_settings().bots)
         await bots.start()
         try:
             await account(db, ANA.id, ANA.name)
             clock = FakeClock()
-            lobby = Lobby(app_settings(**settings), bots, DatabaseStorage(db), clock,
+            lobby = Lobby(app_settings(**settings).tables, bots, DatabaseStorage(db), clock,
                           RatingStore(db))
             try:
                 await scenario(lobby, db, clock, bots)
@@ -236,7 +236,8 @@ def test_a_rated_match_against_bots_rates_the_account_once(db_url: str) -> None:
 
         # A restart shows the match's changes and rates nothing again.
         await lobby.stop()
-        again = Lobby(app_settings(), bots, DatabaseStorage(db), FakeClock(), RatingStore(db))
+        again = Lobby(app_settings().tables, bots, DatabaseStorage(db), FakeClock(),
+                      RatingStore(db))
         await again.restore()
         shown = again.get(table.id)
         await eventually(lambda: shown.info().rating_changes is not None, PATIENCE,
@@ -352,8 +353,8 @@ def test_memory_storage_keeps_tables_unrated_but_working() -> None:
     """Without a ratings store (a lobby of the unit tests), unrated tables work as before
     and a rated table refuses to seat anyone it cannot check (503)."""
     async def main() -> None:
-        bots = BotRunner(app_settings())
-        lobby = Lobby(app_settings(), bots, MemoryStorage())
+        bots = BotRunner(app_settings().bots)
+        lobby = Lobby(app_settings().tables, bots, MemoryStorage())
         try:
             plain = lobby.create(ANA, TableConfig("t", QUICK, 60, False, False))
             await plain.submit(SitDown(ANA, 0))

@@ -65,18 +65,18 @@ def test_finished_tables_are_shown_after_a_restart(db_url: str) -> None:
     async def scenario() -> None:
         settings = app_settings(reconnect_grace=600)
         db = Database(db_url)
-        bots = BotRunner(settings)
+        bots = BotRunner(settings.bots)
         await bots.start()
         try:
             clock = FakeClock()
-            before = Lobby(settings, bots, DatabaseStorage(db), clock)
+            before = Lobby(settings.tables, bots, DatabaseStorage(db), clock)
             shown = await finished_tables(before, clock)
             assert shown[1].forfeit is not None and shown[1].forfeit.seat == 1
             await before.stop()
 
             # The results' times were stamped by the storage on the real clock.
             later = FakeClock(time.time())
-            after = Lobby(settings, bots, DatabaseStorage(db), later)
+            after = Lobby(settings.tables, bots, DatabaseStorage(db), later)
             await after.restore()
             for info in shown:
                 again = after.get(info.id).info()
@@ -88,7 +88,7 @@ def test_finished_tables_are_shown_after_a_restart(db_url: str) -> None:
             await after.stop()
 
             # Shown for no time at all: every result is past its time.
-            expired = Lobby(app_settings(finished_table_ttl=0), bots, DatabaseStorage(db))
+            expired = Lobby(app_settings(finished_table_ttl=0).tables, bots, DatabaseStorage(db))
             await expired.restore()  # past their time: not shown again
             for info in shown:
                 try:

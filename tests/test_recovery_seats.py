@@ -39,11 +39,11 @@ def seats(table: Table) -> list[tuple[str, str | None, str | None]]:
 
 async def scenario(db_url: str) -> None:
     settings = app_settings()
-    bots = BotRunner(settings)
+    bots = BotRunner(settings.bots)
     await bots.start()
     db = Database(db_url)
     try:
-        lobby = Lobby(settings, bots, DatabaseStorage(db))
+        lobby = Lobby(settings.tables, bots, DatabaseStorage(db))
         table = lobby.create(ANA, TableConfig("seats", Options.make("classic"), 600, True, False))
         await table.submit(SitDown(ANA, 0))
         await table.submit(SitDown(IVO, 2))  # never connects: a bot covers his turns
@@ -58,7 +58,7 @@ async def scenario(db_url: str) -> None:
         before = (table.version, seats(table), table.match.observation(0).to_dict())
         await lobby.stop()
 
-        restarted = Lobby(settings, bots, DatabaseStorage(db))
+        restarted = Lobby(settings.tables, bots, DatabaseStorage(db))
         await restarted.restore()
         again = restarted.get(table.id)
         assert again.match is not None

@@ -99,10 +99,10 @@ async def proxied_table(pg_url: str) -> AsyncIterator[Proxied]:
     db = Database(url.set(host="127.0.0.1", port=proxy.port).render_as_string(False),
                   statement_timeout=STALL_TIMEOUT)
     settings = app_settings()
-    bots = BotRunner(settings)
+    bots = BotRunner(settings.bots)
     await bots.start()
     try:
-        lobby = Lobby(settings, bots, DatabaseStorage(db))
+        lobby = Lobby(settings.tables, bots, DatabaseStorage(db))
         table, client = await solo_table(lobby, "proxied", Options.make("bulgarian"))
         yield Proxied(proxy, db, lobby, table, client)
         await lobby.stop()

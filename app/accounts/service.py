@@ -17,11 +17,11 @@ from datetime import timedelta
 from typing import Literal
 
 from ..auth import InvalidToken, Player, Tokens
-from ..config import Settings
 from ..db import accounts as store
 from ..db.session import Database
 from ..errors import ErrorCode
 from ..limiter import Hit, Limit, Limited, Limiter
+from ..sections import AccountSettings
 from ..shared import RedisShared, Shared
 from ..storage import StorageError
 from ..tables import Client
@@ -46,7 +46,7 @@ class Limits:
     signup: Limit
 
     @classmethod
-    def of(cls, settings: Settings) -> Limits:
+    def of(cls, settings: AccountSettings) -> Limits:
         return cls(
             Limit.attempts("login-pair", settings.login_failures_per_username,
                            settings.login_window),
@@ -268,7 +268,7 @@ def _pair(address: str, key: str) -> str:
     return f"{address}/{key}"
 
 
-async def make_accounts(settings: Settings, database: Database, tokens: Tokens,
+async def make_accounts(settings: AccountSettings, database: Database, tokens: Tokens,
                         limiter: Limiter, shared: Shared) -> Accounts:
     """The server's accounts, started; with ``shared`` in Redis (a cluster's) the session
     cache and the news are shared by every node (and ``limiter`` counts there too)."""

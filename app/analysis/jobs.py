@@ -11,12 +11,12 @@ from typing import Any
 
 from ai import review as ai_review
 
-from ..config import Settings
 from ..db import analyses as rows
 from ..db import queries
 from ..db.analyses import AnalysisRow, Requester
 from ..db.session import Database, StorageError
 from ..limiter import Hit, Limit, Limited, Limiter
+from ..sections import AnalysisSettings
 from ..shared import RedisShared, Shared
 from .admission import Admission
 from .pool import ReviewPool
@@ -47,7 +47,7 @@ class Analyses:
     """This server's analyses: asked for and read by the routes, run by ``queue``'s
     workers through :meth:`run`."""
 
-    def __init__(self, settings: Settings, database: Database, limiter: Limiter,
+    def __init__(self, settings: AnalysisSettings, database: Database, limiter: Limiter,
                  shared: Shared) -> None:
         self._database = database
         self._limiter = limiter

@@ -18,7 +18,7 @@ from saq.queue.redis import RedisQueue
 from saq.types import Context, PartialTimersDict, WorkerInfo
 
 from ..cancelled import stop_tasks
-from ..config import Settings
+from ..sections import AnalysisSettings
 from ..shared import UNREACHABLE
 from ..storage import StorageError
 
@@ -71,7 +71,7 @@ class SaqQueue:
     on the cluster's Redis and, with workers, a saq worker of ``ANALYSIS_WORKERS`` jobs at
     a time."""
 
-    def __init__(self, run: Run, settings: Settings, name: str) -> None:
+    def __init__(self, run: Run, settings: AnalysisSettings, name: str) -> None:
         assert settings.redis_url is not None
         self._run = run
         self._heartbeat = math.ceil(settings.analysis_retry_seconds)

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path
 from fastapi.requests import HTTPConnection
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..accounts.service import Accounts, Caller
+from ..analysis import Analyses
 from ..auth import InvalidToken, Player, Tokens
 from ..cluster import Cluster
 from ..cluster.relay import CLIENT, RELAY, relayed
-from ..config import Settings
+from ..container import Container, running
+from ..db.session import Database
 from ..errors import ErrorCode
+from ..matchmaking import Matchmaker
+from ..monitor import LagMonitor
+from ..sections import ClusterSettings, SocketSettings, TableSettings
 from ..storage import StorageUnavailable
 from ..tables import Lobby, Table
 from .errors import ApiError
@@ -22,30 +27,58 @@ _bearer = HTTPBearer(auto_error=False, description="The token of `POST /api/gues
                      "`POST /api/accounts` or `POST /api/sessions`.")
 
 
-def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def get_container(connection: HTTPConnection) -> Container:
+    """The services the app's lifespan started (app/container.py): every dependency on
+    a service goes through this one."""
+    return running(connection.app)
 
 
-def get_lobby(request: Request) -> Lobby:
-    lobby: Lobby = request.app.state.lobby
-    return lobby
+ContainerDep = Annotated[Container, Depends(get_container)]
 
 
-def get_cluster(request: Request) -> Cluster | None:
+def get_lobby(container: ContainerDep) -> Lobby:
+    return container.lobby
+
+
+def get_cluster(container: ContainerDep) -> Cluster | None:
     """This node's cluster, None when the server runs alone (no REDIS_URL)."""
-    cluster: Cluster | None = request.app.state.cluster
-    return cluster
+    return container.cluster
 
 
-def get_tokens(request: Request) -> Tokens:
-    tokens: Tokens = request.app.state.tokens
-    return tokens
+def get_tokens(container: ContainerDep) -> Tokens:
+    return container.tokens
 
 
-def get_accounts(request: Request) -> Accounts:
-    accounts: Accounts = request.app.state.accounts
-    return accounts
+def get_accounts(container: ContainerDep) -> Accounts:
+    return container.accounts
+
+
+def get_database(container: ContainerDep) -> Database:
+    return container.database
+
+
+def get_matchmaker(container: ContainerDep) -> Matchmaker:
+    return container.matchmaker
+
+
+def get_analyses(container: ContainerDep) -> Analyses:
+    return container.analyses
+
+
+def get_monitor(container: ContainerDep) -> LagMonitor:
+    return container.monitor
+
+
+def get_table_settings(container: ContainerDep) -> TableSettings:
+    return container.settings.tables
+
+
+def get_socket_settings(container: ContainerDep) -> SocketSettings:
+    return container.settings.sockets
+
+
+def get_cluster_settings(container: ContainerDep) -> ClusterSettings:
+    return container.settings.cluster
 
 
 Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
@@ -92,11 +125,11 @@ async def identify(accounts: Accounts, token: str) -> Caller | None:
                        "sessions cannot be read now, try again later") from None
 
 
-def client_address(connection: HTTPConnection) -> str | None:
+def client_address(connection: HTTPConnection,
+                   cluster: Annotated[Cluster | None, Depends(get_cluster)]) -> str | None:
     """The client's address: the connection's peer as uvicorn read it (behind a proxy in
     TRUSTED_PROXIES, its X-Forwarded-For), or for a call or socket relayed by another node
     of the cluster, the address that node saw (app/cluster/relay.py)."""
-    cluster: Cluster | None = connection.app.state.cluster
     if cluster is not None and relayed(connection.headers.get(RELAY), cluster.mark):
         return connection.headers.get(CLIENT)
     return connection.client.host if connection.client else None
@@ -109,12 +142,18 @@ def get_table(
     return lobby.get(table_id)
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 ClusterDep = Annotated[Cluster | None, Depends(get_cluster)]
 TokensDep = Annotated[Tokens, Depends(get_tokens)]
-CallerDep = Annotated[Caller, Depends(current_caller)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+DatabaseDep = Annotated[Database, Depends(get_database)]
+MatchmakerDep = Annotated[Matchmaker, Depends(get_matchmaker)]
+AnalysesDep = Annotated[Analyses, Depends(get_analyses)]
+MonitorDep = Annotated[LagMonitor, Depends(get_monitor)]
+TableSettingsDep = Annotated[TableSettings, Depends(get_table_settings)]
+SocketSettingsDep = Annotated[SocketSettings, Depends(get_socket_settings)]
+ClusterSettingsDep = Annotated[ClusterSettings, Depends(get_cluster_settings)]
+CallerDep = Annotated[Caller, Depends(current_caller)]
 PlayerDep = Annotated[Player, Depends(current_player)]
 ViewerDep = Annotated[Player | None, Depends(optional_player)]
 TableDep = Annotated[Table, Depends(get_table)]

@@ -14,9 +14,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..accounts.sessions import token_hash
 from ..cluster.relay import RELAY, relayed
-from ..config import Settings
+from ..container import running
 from ..errors import ErrorCode
-from ..limiter import Limit, Limited, Limiter
+from ..limiter import Limit, Limited
+from ..sections import RestSettings
 from ..shared import UNREACHABLE
 from .errors import error_answer, error_responses
 
@@ -27,18 +28,18 @@ RATE_LIMITED = error_responses({429: "`too_many_requests`: the token's or the cl
 
 
 class RestLimits:
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, rest: RestSettings) -> None:
         self.app = app
-        self.per_token = Limit.rate("rest-token", settings.rest_rate_per_token)
-        self.per_address = Limit.rate("rest-address", settings.rest_rate_per_address)
+        self.per_token = Limit.rate("rest-token", rest.rest_rate_per_token)
+        self.per_address = Limit.rate("rest-address", rest.rest_rate_per_address)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith("/api/"):
             await self.app(scope, receive, send)
             return
-        state = scope["app"].state
+        container = running(scope["app"])
         headers = Headers(scope=scope)
-        cluster = getattr(state, "cluster", None)
+        cluster = container.cluster
         if cluster is not None and relayed(headers.get(RELAY), cluster.mark):
             await self.app(scope, receive, send)
             return
@@ -48,9 +49,8 @@ class RestLimits:
             wanted.append((self.per_token, token_hash(token)))  # no token kept as it is
         if scope.get("client"):
             wanted.append((self.per_address, scope["client"][0]))
-        limiter: Limiter = state.limiter
         try:
-            await limiter.take(wanted)
+            await container.limiter.take(wanted)
         except Limited as limited:
             message = f"too many requests; try again in {limited.retry_after} s"
             response = error_answer(ErrorCode.TOO_MANY_REQUESTS, message,

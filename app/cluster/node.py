@@ -12,9 +12,9 @@ from collections.abc import Awaitable
 from typing import Any, cast
 
 from ..cancelled import stop_tasks
-from ..config import Settings
 from ..db.storage import DatabaseStorage
 from ..errors import ErrorCode
+from ..sections import ClusterSettings
 from ..shared import UNREACHABLE, Listener, RedisShared, nothing_missed
 from ..storage import Fenced, StorageError
 from ..tables import Lobby, Moved, Table, TableError
@@ -43,7 +43,7 @@ class Unavailable(TableError):
 class Cluster:
     """Started after the lobby; :meth:`hand_over` after the lobby stopped its tables."""
 
-    def __init__(self, settings: Settings, lobby: Lobby, storage: DatabaseStorage,
+    def __init__(self, settings: ClusterSettings, lobby: Lobby, storage: DatabaseStorage,
                  key: str, shared: RedisShared) -> None:
         self.node_id = settings.node_id
         self.url = settings.advertised_url

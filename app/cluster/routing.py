@@ -16,11 +16,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ..api.errors import error_answer
+from ..container import container_of
 from ..errors import ErrorCode
 from ..protocol import CloseCode
 from ..shared import UNREACHABLE
 from ..storage import StorageError
-from .node import Cluster, Unavailable
+from .node import Unavailable
 from .relay import RELAY, relayed
 
 TABLE_PATH = re.compile(r"^/api/tables/([^/]+)(?:/|$)")
@@ -33,7 +34,8 @@ class Routing:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         found = TABLE_PATH.match(scope["path"]) if scope["type"] in ("http", "websocket") else None
-        cluster: Cluster | None = getattr(scope["app"].state, "cluster", None) if found else None
+        container = container_of(scope["app"]) if found else None
+        cluster = None if container is None else container.cluster
         if cluster is None or found is None:
             await self.app(scope, receive, send)
             return

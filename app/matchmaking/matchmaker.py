@@ -21,8 +21,8 @@ from ai import Level
 from ..auth import Player
 from ..cancelled import stop_tasks
 from ..cluster import Cluster
-from ..config import Settings
 from ..errors import ErrorCode
+from ..sections import TableSettings
 from ..shared import RedisShared, Shared
 from ..tables import Lobby, Table, TableError
 from ..tables.clock import Clock
@@ -45,7 +45,8 @@ QUEUE_LEVEL = Level.NORMAL  # the bots that fill a group's empty seats
 class Matchmaker:
     """Quickplay and the queue of one server (or node); its routes: app/api/routes/play.py."""
 
-    def __init__(self, queue: Queue, lobby: Lobby, cluster: Cluster | None, settings: Settings,
+    def __init__(self, queue: Queue, lobby: Lobby, cluster: Cluster | None,
+                 settings: TableSettings,
                  clock: Clock) -> None:
         self.queue, self.lobby, self.cluster = queue, lobby, cluster
         self.settings, self.clock = settings, clock
@@ -53,7 +54,7 @@ class Matchmaker:
         self._starting: set[asyncio.Task[None]] = set()
 
     @classmethod
-    def of(cls, lobby: Lobby, cluster: Cluster | None, shared: Shared, settings: Settings,
+    def of(cls, lobby: Lobby, cluster: Cluster | None, shared: Shared, settings: TableSettings,
            clock: Clock) -> Matchmaker:
         """The queue where the shared state is: in Redis for a node of a cluster, else in
         this process."""

@@ -14,9 +14,9 @@ from engine import Options
 
 from ..auth import Player
 from ..cluster import Cluster
-from ..config import Settings
 from ..errors import ErrorCode
 from ..names import MAX_NAME
+from ..sections import TableSettings
 from ..tables import AddBot, LeaveSeat, Lobby, SitDown, StartMatch, Table, TableConfig, TableError
 from ..vocabulary import SeatKind
 
@@ -33,7 +33,7 @@ class Member:
     address: str | None = None
 
 
-async def open_table(lobby: Lobby, cluster: Cluster | None, settings: Settings,
+async def open_table(lobby: Lobby, cluster: Cluster | None, settings: TableSettings,
                      group: Sequence[Member], variant: str, level: Level,
                      rated: bool = False) -> tuple[Table, Player]:
     """A new table of ``variant`` with ``group`` in seats 0, 1, ... in order and bots of

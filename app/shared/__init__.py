@@ -14,7 +14,7 @@ node, the session cache, the queue's and the analyses' Redis queues) uses
 - :mod:`.local`, :mod:`.redis`: the two implementations.
 """
 
-from ..config import Settings
+from ..sections import ClusterSettings
 from .base import UNREACHABLE, Listener, Shared, nothing_missed
 from .keys import Keys
 from .local import LocalShared
@@ -24,7 +24,7 @@ __all__ = ["UNREACHABLE", "Keys", "Listener", "LocalShared", "RedisShared", "Sha
            "make_shared", "nothing_missed"]
 
 
-def make_shared(settings: Settings) -> Shared:
+def make_shared(settings: ClusterSettings) -> Shared:
     """The server's shared state: in Redis with REDIS_URL, else in this process."""
     keys = Keys(settings.redis_prefix)
     if settings.redis_url is None:

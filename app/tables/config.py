@@ -10,9 +10,9 @@ from engine import Options
 
 from ..auth import Player
 from ..bots import BotRunner
-from ..config import Settings
 from ..matchlog import TableMeta
 from ..models import RatingChangeOut, RatingView, TablePublic
+from ..sections import TableSettings
 from ..storage import Storage
 from ..vocabulary import TableStatus
 from .clock import Clock, LoopClock
@@ -71,7 +71,7 @@ class Services:
     """What tables share: settings, the bot executors, storage, the lobby's index, and
     the clock their timers run on."""
 
-    settings: Settings
+    settings: TableSettings
     bots: BotRunner
     storage: Storage
     discard: Callable[[str], None]

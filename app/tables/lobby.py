@@ -19,10 +19,10 @@ from engine import Options
 
 from ..auth import Player
 from ..bots import BotRunner
-from ..config import Settings
 from ..errors import ErrorCode
 from ..matchlog import Owner, TableMeta
 from ..matchlog import Seat as LoggedSeat
+from ..sections import TableSettings
 from ..storage import Storage, StoredMatch
 from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clock import Clock, LoopClock
@@ -75,7 +75,7 @@ class Lobby:
     ones (cheaply: every client in the lobby polls the list) and forgets closed ones.
     It also counts the open sockets that app/api/routes/ws.py admits."""
 
-    def __init__(self, settings: Settings, bots: BotRunner, storage: Storage,
+    def __init__(self, settings: TableSettings, bots: BotRunner, storage: Storage,
                  clock: Clock | None = None, ratings: Ratings | None = None) -> None:
         """``clock``: the tables' timers run on it (the loop's by default, tests move theirs);
         ``ratings``: where seats' ratings are read (none: no ratings shown, no rated seat)."""

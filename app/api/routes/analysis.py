@@ -4,13 +4,12 @@ this module maps their answers to HTTP.  Visibility is the match's: anyone with 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request, status
+from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
 from ...analysis import (
-    Analyses,
     MatchNotFound,
     MatchNotOver,
     QueueFull,
@@ -21,7 +20,7 @@ from ...db.analyses import AnalysisRow
 from ...errors import ErrorCode
 from ...shared import UNREACHABLE
 from ...storage import StorageUnavailable
-from ..deps import AddressDep, ViewerDep
+from ..deps import AddressDep, AnalysesDep, ViewerDep
 from ..errors import ApiError, error_responses
 
 
@@ -37,13 +36,6 @@ class AnalysisStatus(BaseModel):
         return cls.model_validate({"status": row.status, "progress": row.progress,
                                    "result": row.result if full else None, "error": row.error})
 
-
-def get_analyses(request: Request) -> Analyses:
-    analyses: Analyses = request.app.state.analyses
-    return analyses
-
-
-AnalysesDep = Annotated[Analyses, Depends(get_analyses)]
 
 _errors = error_responses({
     404: "No such match (`match_not_found`), or no analysis asked for (`no_analysis`)",

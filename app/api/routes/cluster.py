@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ..deps import ClusterDep, LobbyDep, SettingsDep
+from ..deps import ClusterDep, ClusterSettingsDep, LobbyDep
 
 router = APIRouter(tags=["server"])
 STARTED = time.time()  # when this process started: its ``started_at`` when alone
@@ -28,7 +28,7 @@ class ClusterOut(BaseModel):
 
 
 @router.get("/cluster")
-async def cluster_nodes(settings: SettingsDep, lobby: LobbyDep,
+async def cluster_nodes(settings: ClusterSettingsDep, lobby: LobbyDep,
                         cluster: ClusterDep) -> ClusterOut:
     """The nodes as Redis knows them (each renews its entry every few seconds, so the
     counts are that old at most); without a cluster, this node alone."""

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import VARIANTS
@@ -15,21 +15,14 @@ from engine.variants import VARIANTS
 from ...db import queries
 from ...db.match_log import MatchLog
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
-from ...db.session import Database, StorageUnavailable
+from ...db.session import StorageUnavailable
 from ...errors import ErrorCode
 from ...replays import MatchReplay, match_replay
-from ..deps import ViewerDep
+from ..deps import DatabaseDep, ViewerDep
 from ..errors import ApiError, error_responses
 
 
-def get_database(request: Request) -> Database:
-    database: Database = request.app.state.database
-    return database
-
-
-async def get_session(
-    database: Annotated[Database, Depends(get_database)],
-) -> AsyncIterator[AsyncSession]:
+async def get_session(database: DatabaseDep) -> AsyncIterator[AsyncSession]:
     """A session for one request; a database that cannot be reached answers 503."""
     try:
         async with database.read() as session:

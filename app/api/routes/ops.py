@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
-from ...db.session import CONNECT_TIMEOUT, Database
+from ...db.session import CONNECT_TIMEOUT
 from ...errors import ErrorCode
 from ...metrics import exposition
-from ..deps import LobbyDep
+from ..deps import ClusterDep, DatabaseDep, LobbyDep
 
 router = APIRouter(tags=["operations"])
 
@@ -25,18 +25,16 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", responses={503: {"description": "Not ready, with the reason"}})
-async def readyz(request: Request, lobby: LobbyDep) -> JSONResponse:
+async def readyz(lobby: LobbyDep, database: DatabaseDep, cluster: ClusterDep) -> JSONResponse:
     """Ready: not shutting down, the database answers a trivial query, and in a cluster
     Redis answered this node's last round (docs/cluster.md)."""
     if lobby.stopping:
         return _unready(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
-    database: Database = request.app.state.database
     try:
         async with asyncio.timeout(CONNECT_TIMEOUT), database.read() as session:
             await session.execute(text("SELECT 1"))
     except Exception as exc:  # whatever the driver raised: not ready, and why
         return _unready(ErrorCode.DATABASE_UNAVAILABLE, f"{type(exc).__name__}: {exc}")
-    cluster = request.app.state.cluster
     if cluster is not None and not cluster.available:
         return _unready(ErrorCode.REDIS_UNAVAILABLE, "Redis does not answer: this node "
                         "cannot find or hand over tables")

@@ -3,9 +3,9 @@ people, ``/api/queue`` (app/matchmaking/; docs/protocol.md, "Play now")."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import APIRouter, Depends, Request, status
+from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from ai import Level
@@ -16,7 +16,7 @@ from ...errors import ErrorCode
 from ...matchmaking import Entry, Matchmaker
 from ...models import TablePublic
 from ...tables import TableError
-from ..deps import AddressDep, CallerDep, PlayerDep
+from ..deps import AddressDep, CallerDep, MatchmakerDep, PlayerDep
 from ..errors import error_responses
 
 router = APIRouter(tags=["play now"], responses=error_responses({
@@ -26,13 +26,6 @@ router = APIRouter(tags=["play now"], responses=error_responses({
 
 DEFAULT_WAIT, MAX_WAIT = 20.0, 300.0  # seconds before bots fill a queued player's table
 
-
-def get_matchmaker(request: Request) -> Matchmaker:
-    matchmaker: Matchmaker = request.app.state.matchmaker
-    return matchmaker
-
-
-MatchmakerDep = Annotated[Matchmaker, Depends(get_matchmaker)]
 
 
 class QuickPlay(BaseModel):

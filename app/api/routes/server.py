@@ -6,7 +6,7 @@ from __future__ import annotations
 import resource
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from ai import LEVELS
@@ -17,7 +17,7 @@ from ...errors import ErrorCode
 from ...models import BotCreate, TableCreate
 from ...protocol import PROTOCOL_VERSION, CloseCode
 from ...tables.chat import MAX_TEXT, PHRASES
-from ..deps import LobbyDep
+from ..deps import LobbyDep, MonitorDep
 from ..errors import error_responses
 
 router = APIRouter(tags=["server"])
@@ -30,7 +30,7 @@ async def health() -> dict[str, str]:
 
 @router.get("/stats", responses=error_responses({422: "`seconds` out of range"}))
 async def stats(
-    request: Request, lobby: LobbyDep, seconds: Annotated[float, Query(gt=0, le=60)] = 60
+    lobby: LobbyDep, monitor: MonitorDep, seconds: Annotated[float, Query(gt=0, le=60)] = 60
 ) -> dict[str, Any]:
     """Tables, sockets, event-loop lag over the last ``seconds``, peak memory."""
     tables = list(lobby.tables.values())
@@ -40,7 +40,7 @@ async def stats(
     return {
         "tables": counts,
         "connections": sum(table.connections for table in tables),
-        "loop_lag_ms": request.app.state.monitor.percentiles(seconds),
+        "loop_lag_ms": monitor.percentiles(seconds),
         "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
 

@@ -28,8 +28,8 @@ from ..deps import (
     LobbyDep,
     PlayerDep,
     SeatPath,
-    SettingsDep,
     TableDep,
+    TableSettingsDep,
 )
 from ..errors import error_responses
 from .play import check_rated
@@ -74,7 +74,7 @@ async def list_tables(
                  429: "Too many tables: on the server, or open ones of the player or address",
                  503: "Shutting down, or (a cluster) Redis out of reach"}))
 async def create_table(
-    body: TableCreate, caller: CallerDep, lobby: LobbyDep, settings: SettingsDep,
+    body: TableCreate, caller: CallerDep, lobby: LobbyDep, settings: TableSettingsDep,
     cluster: ClusterDep, address: AddressDep,
 ) -> TablePublic:
     """Open a table; the creator may then sit, add bots and start it.  A player, and a

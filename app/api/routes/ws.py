@@ -16,7 +16,6 @@ from starlette.websockets import WebSocketState
 
 from ...accounts.service import Accounts, Caller
 from ...auth import InvalidToken
-from ...config import Settings
 from ...errors import ErrorCode
 from ...protocol import (
     PROTOCOL_VERSION,
@@ -34,13 +33,13 @@ from ...protocol import (
     parse,
 )
 from ...ratelimit import TokenBucket
+from ...sections import SocketSettings
 from ...storage import StorageUnavailable
 from ...tables import (
     Attach,
     Client,
     Close,
     Detach,
-    Lobby,
     PlayAction,
     Say,
     Table,
@@ -48,7 +47,7 @@ from ...tables import (
     TakeBack,
 )
 from ...tables.lobby import Quota
-from ..deps import client_address
+from ..deps import AccountsDep, AddressDep, LobbyDep, SocketSettingsDep
 
 router = APIRouter()
 CLOSE_WAIT = 5.0  # seconds the writer gets to flush before a close
@@ -61,19 +60,16 @@ def _now_ms() -> int:
 class Connection:
     """What the reader and the heartbeat share about one socket."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: SocketSettings) -> None:
         self.settings = settings
         self.last_seen = time.monotonic()
         self.bucket = TokenBucket(settings.ws_rate, settings.ws_burst)
 
 
 @router.websocket("/tables/{table_id}/ws")
-async def table_socket(websocket: WebSocket, table_id: str) -> None:
+async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSettingsDep,
+                       lobby: LobbyDep, accounts: AccountsDep, address: AddressDep) -> None:
     """One player's (or spectator's) socket at one table; docs/protocol.md."""
-    state = websocket.app.state
-    settings: Settings = state.settings
-    lobby: Lobby = state.lobby
-    accounts: Accounts = state.accounts
     await websocket.accept()
     client: Client | None = None
     caller: Caller | None = None
@@ -81,7 +77,6 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
-        address = client_address(websocket)
         if address is not None and not _hold(lobby.sockets_by_address, address, held):
             await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
                           "too many sockets open from your network address")
@@ -158,7 +153,8 @@ async def _refuse(websocket: WebSocket, code: CloseCode, error: ErrorCode,
     await websocket.close(code, error)
 
 
-async def _hello(websocket: WebSocket, settings: Settings, accounts: Accounts) -> Caller | None:
+async def _hello(websocket: WebSocket, settings: SocketSettings,
+                 accounts: Accounts) -> Caller | None:
     """The first frame must be a hello with our protocol version and a valid token (a
     guest's, or an account session's: app/accounts/service.py, as REST reads them)."""
     try:
