@@ -74,6 +74,8 @@ def test_alone_the_services_stop_in_the_reverse_order_of_their_building(
                       "shared", "database"]
 
 
+@pytest.mark.postgres
+@pytest.mark.redis
 def test_a_node_stops_its_tables_before_it_lets_the_cluster_go(
         closed: list[str], cluster_settings: Settings) -> None:
     with TestClient(create_app(cluster_settings)) as client:
