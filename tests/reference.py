@@ -452,7 +452,9 @@ def reference_deal(
                 "valat": None, "score": [0, 0], "hanging": pool}, deck
     dealt = ref_hands(deck, dealer, classic, declarer)
     hands = [set(h) for h in dealt]
-    leader, trick, tricks = (dealer + 1) % 4, [], []
+    leader = (dealer + 1) % 4
+    trick: list[str] = []
+    tricks: list[list[str]] = []
     card_points, won, belots = [0, 0], [0, 0], [0, 0]
     announced: list[tuple[int, frozenset[str]]] = []
     for j in range(k, len(actions)):
