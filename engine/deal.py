@@ -49,8 +49,9 @@ _KQ = _QUEENS | RANK_MASK[KING]
 _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
 _NO_CONTRACT = -1
 _ALL_CARDS = list(range(32))
-# ``HISTORY_ENTRY[action][seat]`` is the history's ``(seat, action)``, made once: a history
-# holds no tuple of its own, so a long replay leaves the garbage collector less to walk.
+# ``HISTORY_ENTRY[action][seat]`` is the history's ``(seat, action)``, made once: appending
+# to a history allocates nothing, so a replay, which keeps every action it applies, sets
+# the garbage collector off far less often.
 HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4)) for action in range(END))
 
 
@@ -164,9 +165,7 @@ class Deal:
         self.belots: list[tuple[int, int]] = []  # (seat, suit)
         self._decl: list[list[frozenset[int]] | None] = [None] * 4
         self._open: list[list[Action] | None] = [None] * 4  # _announceable(seat), once known
-        # Per card pushed, what pop() restores, packed in an int (no object for the garbage
-        # collector): seat | action << 2 | (win_seat + 1) << 8 | (win_card + 1) << 11.
-        self._undo: list[int] = []
+        self._undo: list[tuple[int, Action, int, Card]] = []  # (seat, action, win_seat, win_card)
         self._legal = 0  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
         self._points: tuple[int, ...] = ()
@@ -386,7 +385,7 @@ class Deal:
         card = action & 31
         trick = self.trick
         win_card = self.win_card
-        self._undo.append(seat | action << 2 | (self.win_seat + 1) << 8 | (win_card + 1) << 11)
+        self._undo.append((seat, action, self.win_seat, win_card))
         self._legal = -1
         self.hands[seat] ^= BIT[card]
         if action >= BELOT:
@@ -407,9 +406,7 @@ class Deal:
 
     def pop(self) -> None:
         """Undo the last :meth:`push`."""
-        undo = self._undo.pop()
-        seat, action = undo & 3, undo >> 2 & 63
-        self.win_seat, self.win_card = (undo >> 8 & 7) - 1, (undo >> 11) - 1
+        seat, action, self.win_seat, self.win_card = self._undo.pop()
         self.to_move = seat
         self.hands[seat] |= BIT[action & 31]
         self._legal = -1
