@@ -1,7 +1,8 @@
 """The rules reference: RULES.md written plainly on card *names* and lists (§1.3-§1.6
 trick winner and card values, §3 dealing, §4 auction, §5.2/§5.3 legal cards, §6
-declarations and belot, §7/§8 scoring), never calling the engine function it checks;
-and a match record (RECORD.md) replayed on it.
+declarations and belot, §7/§8 scoring and the end of a match), never calling the engine
+function it checks (it reads the house-rule flags off the engine's ``Options``); and a
+match record (RECORD.md) replayed on it.
 
 The property tests (tests/test_properties.py) check the engine against it, and
 bench/engine_speed.py times the engine's record replay against :func:`reference_report`,
@@ -391,8 +392,9 @@ ALL_CARDS = sorted(r + s for s in SUITS for r in RANKS)
 
 def reference_report(doc: dict[str, Any]) -> dict[str, Any]:
     """The replay report (RECORD.md) of a record, every action checked by the rules above:
-    what ``engine.record.replay`` and ``replay_report`` give, written plainly on card names
-    (ValueError or KeyError for a record they refuse, without their messages)."""
+    what ``engine.record.replay`` and ``replay_report`` give, written plainly on card names.
+    A record they refuse raises here too (ValueError, or whatever a malformed field
+    raises), without their messages."""
     options = Options.make(doc["variant"], **doc.get("options", {}))
     deals = doc["deals"]
     dealer = deals[0]["dealer"] if deals else 0
