@@ -1,7 +1,8 @@
 """Engine speed on one core: random legal deals through the checked public API and the
 unchecked search path, per second of this process's CPU time (so that other load on the
-machine skews it less), and what reading match records costs on top of the engine.
-Prints figures; asserts nothing.  ``make bench``."""
+machine skews it less), what reading match records costs on top of the engine, and record
+replay against the plain rules reference.  Prints figures; asserts nothing but that the
+reference and the engine report the same.  ``make bench``."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ import argparse
 import platform
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.reference
 
 from engine import Match, Options, replay, write_record
 from engine.actions import is_contract
 from engine.cards import card_list
 from engine.deal import Deal
+from engine.record import replay_report
 from engine.variants import VARIANTS
+from tests.reference import reference_report
 
 
 def checked(variant: str, seconds: float) -> tuple[int, int, float]:
@@ -121,6 +128,29 @@ def record_reading(deals: int, rounds: int) -> tuple[int, float, float, float]:
     return len(records), statistics.median(replayed), statistics.median(applied), reading
 
 
+def against_reference(deals: int, rounds: int) -> tuple[float, float, float]:
+    """Records of ``deals`` deals (JSON already parsed) replayed to their report, by
+    ``replay`` + ``replay_report`` and by the rules reference (tests/reference.py: the same
+    rules on card names, every action checked), in turn ``rounds`` times: the median deals
+    per CPU second of each, and the median of the rounds' ratios (each round's two
+    measurements a moment apart, so that a change of machine speed hits both)."""
+    records = [write_record(m) for m in random_matches(deals)]
+    if any(reference_report(r) != replay_report(replay(r)) for r in records):
+        raise AssertionError("the reference and the engine report differently")
+    engine, reference = [], []
+    for _ in range(rounds):
+        start = time.process_time()
+        for r in records:
+            replay_report(replay(r))
+        engine.append(deals / (time.process_time() - start))
+        start = time.process_time()
+        for r in records:
+            reference_report(r)
+        reference.append(deals / (time.process_time() - start))
+    ratio = statistics.median(e / r for e, r in zip(engine, reference, strict=True))
+    return statistics.median(engine), statistics.median(reference), ratio
+
+
 def calibration() -> float:
     """Millions of plain loop additions a CPU second: how fast this machine is right now."""
     start = time.process_time()
@@ -137,7 +167,7 @@ def main() -> None:
                         help="deals in the records replayed")
     parser.add_argument("--rounds", type=int, default=9, help="record replays (median)")
     parser.add_argument("--records-only", action="store_true",
-                        help="measure record reading only")
+                        help="measure record reading and replay only")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, one core; "
           f"calibration: {calibration():.1f} M loop additions/s")
@@ -145,6 +175,9 @@ def main() -> None:
     print(f"records    {args.record_deals} deals in {count} records, CPU s, medians of "
           f"{args.rounds}: replay {replayed:.3f}, engine alone {applied:.3f}, "
           f"reading (paired difference) {reading:.3f}")
+    engine, reference, ratio = against_reference(args.record_deals, args.rounds)
+    print(f"replay     replay + replay_report {engine:,.0f} deals/s, rules reference "
+          f"{reference:,.0f} deals/s: x{ratio:.2f} (medians of {args.rounds})")
     if args.records_only:
         return
     for variant in VARIANTS:

@@ -49,6 +49,10 @@ _KQ = _QUEENS | RANK_MASK[KING]
 _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
 _NO_CONTRACT = -1
 _ALL_CARDS = list(range(32))
+# ``HISTORY_ENTRY[action][seat]`` is the history's ``(seat, action)``, made once: appending
+# to a history allocates nothing, so a replay, which keeps every action it applies, sets
+# the garbage collector off far less often.
+HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4)) for action in range(END))
 
 
 def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
@@ -285,7 +289,7 @@ class Deal:
             if action >= BELOT and not self._belot_mask() >> card & 1:
                 raise errors.IllegalBelotError(
                     f"seat {mover} cannot announce belot with {card_name(card)}")
-            self.history.append((mover, action))
+            self.history.append(HISTORY_ENTRY[action][mover])
             self.push(action)
             return
         if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
@@ -343,7 +347,7 @@ class Deal:
 
     def _call(self, action: Action) -> None:
         seat = self.to_move
-        self.history.append((seat, action))
+        self.history.append(HISTORY_ENTRY[action][seat])
         if action == PASS:
             self.passes += 1
         elif action == DOUBLE:
@@ -367,7 +371,7 @@ class Deal:
     # ----------------------------------------------------------------- play
 
     def _announce(self, seat: int, combo: int) -> None:
-        self.history.append((seat, ANNOUNCE + combo))
+        self.history.append(HISTORY_ENTRY[ANNOUNCE + combo][seat])
         self.announcements.append((seat, combo))
         self.announced[seat] = self.announced[seat] | {combo}
         self._open[seat] = None

@@ -11,7 +11,7 @@ from typing import Any
 
 from .actions import ANNOUNCE, BELOT, BID, Action, action_name, is_announce, is_play, parse_action
 from .cards import CONTRACT_NAMES, RANKS, SUITS, card_name, parse_card
-from .deal import Deal, Phase
+from .deal import HISTORY_ENTRY, PLAY, Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
 from .match import Match
@@ -138,11 +138,18 @@ def _replay_deal(match: Match, i: int, entry: Any, last: bool) -> None:
 
 
 def _replay_actions(match: Match, deal: Deal, i: int, actions: list[Any]) -> None:
-    """Apply deal ``i``'s actions.  A bare card or bid is looked up and applied at once;
-    the rest go through :func:`read_action`.  The engine refuses any action once the
-    deal is over, so that case is told apart only when an action fails."""
+    """Apply deal ``i``'s actions.  Runs of bare legal cards take the fast path
+    (:func:`_play_cards`); every other action, and every card it leaves, is read and
+    applied checked here: a bare card or bid looked up, the rest through
+    :func:`read_action`.  The engine refuses any action once the deal is over, so that
+    case is told apart only when an action fails."""
     apply = match.apply_action
-    for j, raw in enumerate(actions):
+    j, end = 0, len(actions)
+    while True:
+        j = _play_cards(deal, actions, j)
+        if j == end:
+            return
+        raw = actions[j]
         try:
             action = _plain_action(raw)
             if action is None:
@@ -153,6 +160,37 @@ def _replay_actions(match: Match, deal: Deal, i: int, actions: list[Any]) -> Non
         except (IllegalActionError, ValueError) as e:
             reason = "the deal is already over" if deal.is_over else str(e)
             raise RecordError(i, j, reason) from None
+        j += 1
+
+
+def _play_cards(deal: Deal, actions: list[Any], j: int) -> int:
+    """Play ``actions[j:]`` for as long as each is a bare card, ``{"seat": s, "card": c}``,
+    that the seat to move may play (its bit in the legal mask), as the checked path plays
+    one after its checks: onto the history, then :meth:`Deal.push`.  It stops before the
+    deal's last card, which the checked path plays and the match scores, and returns the
+    index of the first action it leaves: the checked path reads that one and says why it
+    is refused, if it is."""
+    if deal.phase is not PLAY:
+        return j
+    played = 4 * len(deal.tricks) + len(deal.trick)
+    stop = min(len(actions), j + 31 - played)
+    cards, entry = _CARD_BY_NAME, HISTORY_ENTRY
+    history, push, legal_mask = deal.history, deal.push, deal.legal_card_mask
+    while j < stop:
+        raw = actions[j]
+        seat = deal.to_move
+        # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3 each);
+        # an equal seat that is not the same object takes the checked path, as any doubt does
+        if type(raw) is not dict or len(raw) != 2 or raw.get("seat") is not seat:
+            return j
+        name = raw.get("card")
+        card = cards.get(name) if type(name) is str else None
+        if card is None or not legal_mask() >> card & 1:
+            return j
+        history.append(entry[card][seat])
+        push(card)
+        j += 1
+    return j
 
 
 def _plain_action(raw: Any) -> Action | None:
