@@ -66,17 +66,27 @@ async def plays_on(client: Client, held: State, what: str) -> None:
 # ----------------------------------------------------------------- a relay paused
 
 
+async def ana_alone(http: httpx2.AsyncClient, owner: Node, via: Node,
+                    balancer: Balancer | None, seed: int,
+                    watch: bool = True) -> tuple[dict[str, str], str, Client, State]:
+    """Ana and three bots at a table ``owner`` holds, her socket through ``via``, the
+    match started and held: her guest, the table, her client and the state it saw."""
+    ana = await guest(http, owner, "Ana")
+    table_id = await table_on(http, owner, ana)
+    await fill(http, owner, table_id, ana, {0: ana})
+    ana_ws = Client("ana", ana["token"], table_id, via, seat=0, balancer=balancer, seed=seed,
+                    watch=watch)
+    held = await start_held(http, owner, table_id, ana, [ana_ws])
+    return ana, table_id, ana_ws, held
+
+
 async def relay_paused(cluster: Cluster) -> None:
     """Ana's socket goes through B to A; B stops.  Her client hears nothing, gives the
     socket up and reconnects through the balancer (A, B being out of it), and plays on."""
     a, b = cluster["A"], cluster["B"]
     balancer = Balancer(cluster)
     async with httpx2.AsyncClient(timeout=10) as http:
-        ana = await guest(http, a, "Ana")
-        table_id = await table_on(http, a, ana)
-        await fill(http, a, table_id, ana, {0: ana})
-        ana_ws = Client("ana", ana["token"], table_id, b, seat=0, balancer=balancer, seed=11)
-        held = await start_held(http, a, table_id, ana, [ana_ws])
+        _, table_id, ana_ws, held = await ana_alone(http, a, b, balancer, seed=11)
         b.signal(signal.SIGSTOP)
         balancer.out.add("B")
         await eventually(b.stopped, 5, "node B to stop")
@@ -109,12 +119,8 @@ async def owner_paused(cluster: Cluster) -> None:
     a, b = cluster["A"], cluster["B"]
     balancer = Balancer(cluster)
     async with httpx2.AsyncClient(timeout=10) as http:
-        ana = await guest(http, a, "Ana")
-        table_id = await table_on(http, a, ana)
-        await fill(http, a, table_id, ana, {0: ana})
-        ana_ws = Client("ana", ana["token"], table_id, b, seat=0, balancer=balancer, seed=12,
-                        watch=False)
-        held = await start_held(http, a, table_id, ana, [ana_ws])
+        _, table_id, ana_ws, held = await ana_alone(http, a, b, balancer, seed=12,
+                                                    watch=False)
         a.signal(signal.SIGSTOP)
         balancer.out.add("A")
         await eventually(a.stopped, 5, "node A to stop")
@@ -149,11 +155,7 @@ async def handshake_cut(cluster: Cluster) -> None:
     a, b = cluster["A"], cluster["B"]
     balancer = Balancer(cluster)
     async with httpx2.AsyncClient(timeout=10) as http:
-        ana = await guest(http, a, "Ana")
-        table_id = await table_on(http, a, ana)
-        await fill(http, a, table_id, ana, {0: ana})
-        ana_ws = Client("ana", ana["token"], table_id, b, seat=0, balancer=balancer, seed=13)
-        held = await start_held(http, a, table_id, ana, [ana_ws])
+        ana, table_id, ana_ws, held = await ana_alone(http, a, b, balancer, seed=13)
         a.signal(signal.SIGSTOP)
         balancer.out.add("A")
         await eventually(a.stopped, 5, "node A to stop")
@@ -195,11 +197,7 @@ async def database_paused(cluster: Cluster, pause: Callable[[], None],
     a, b = cluster["A"], cluster["B"]
     async with httpx2.AsyncClient(timeout=10) as http, \
             Redis.from_url(cluster.redis_url, decode_responses=True) as redis:
-        ana = await guest(http, a, "Ana")
-        table_id = await table_on(http, a, ana)
-        await fill(http, a, table_id, ana, {0: ana})
-        ana_ws = Client("ana", ana["token"], table_id, a, seat=0, balancer=None, seed=14)
-        held = await start_held(http, a, table_id, ana, [ana_ws])
+        _, table_id, ana_ws, held = await ana_alone(http, a, a, None, seed=14)
         owners: list[str | None] = []
 
         async def watch_owner() -> None:
