@@ -5,6 +5,7 @@ node's own tasks, or whichever node's saq worker takes it from the cluster's Red
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -17,7 +18,7 @@ from ..db.analyses import AnalysisRow, Requester
 from ..db.session import Database, StorageError
 from ..limiter import Hit, Limit, Limited, Limiter
 from ..sections import AnalysisSettings
-from ..shared import RedisShared, Shared
+from ..shared import UNREACHABLE, RedisShared, Shared
 from .admission import Admission
 from .pool import ReviewPool
 from .queues import JobQueue, LocalQueue, SaqQueue
@@ -98,24 +99,35 @@ class Analyses:
             raise MatchNotFound(match_id)
         if not over:
             raise MatchNotOver(match_id)
-        asked: list[Hit] = []  # counted before the job is made, given back if it is not
-        if await rows.get(self._database, match_id) is None:
+        row = await rows.get(self._database, match_id)
+        created = False
+        if row is None:  # only a new job is counted, admitted and inserted
+            row, created = await self._create(match_id, address, player_id)
+        if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
+            await self.queue.put(match_id)
+        return row
+
+    async def _create(self, match_id: str, address: str | None,
+                      player_id: str | None) -> tuple[AnalysisRow, bool]:
+        """The new job, counted on ``address``'s window before it is made and given back
+        if it is not (refused, failed, or made meanwhile by another request)."""
+        asked: list[Hit] = []
+        if address is not None:
             try:
-                asked = await self._limiter.take([(self._per_address, str(address))])
+                asked = await self._limiter.take([(self._per_address, address)])
             except Limited as limited:
                 raise TooManyForYou(limited.retry_after) from None
         try:
             row, created = await rows.create(self._database, match_id, self._seed,
                                              self._samples, Requester(player_id, address),
                                              self._admit)
-        except Exception:  # refused (QueueFull, SlotsFull) or failed: no job, no cost
-            await self._limiter.give_back(asked)
+        except BaseException:  # refused (QueueFull, SlotsFull), failed or cancelled
+            with contextlib.suppress(*UNREACHABLE):  # the refusal is the answer
+                await self._limiter.give_back(asked)
             raise
-        if not created:  # another request made it meanwhile: this one costs nothing
+        if not created:
             await self._limiter.give_back(asked)
-        if created or (isinstance(self.queue, SaqQueue) and row.status in rows.PENDING):
-            await self.queue.put(match_id)
-        return row
+        return row, created
 
     async def get(self, match_id: str) -> AnalysisRow | None:
         return await rows.get(self._database, match_id)
