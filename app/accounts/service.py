@@ -36,9 +36,10 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Failed logins per username at one client address, per address, and per username
-    from every address (the account's: slower, so that failures from one address do not
-    lock its owner out at another); sign-ups per address."""
+    """Failed logins per username at one client address (what one attacker's address can
+    spend), per address, and per username from every address together (the account's:
+    slower, a bound on an attack spread over many addresses, which, once reached, keeps
+    the owner out too until its window ends); sign-ups per address."""
 
     login_pair: Limit
     login_address: Limit
@@ -177,9 +178,13 @@ class Accounts:
         for a wrong password."""
         key = fold(username)
         attempt = await self._attempt(key, address)
-        account = await store.find_account(self._db, key)
-        stored = None if account is None else account.password_hash
-        matches = await self._passwords.verify(stored, password)  # an unknown user's too
+        try:
+            account = await store.find_account(self._db, key)
+            stored = None if account is None else account.password_hash
+            matches = await self._passwords.verify(stored, password)  # an unknown user's too
+        except StorageError:  # no check was made: the attempt is not the caller's failure
+            await self._limiter.give_back(attempt)
+            raise
         if account is None or not matches:
             raise AccountError(*BAD_CREDENTIALS)  # the attempt stays counted
         await self._succeeded(attempt, key, address)
@@ -201,7 +206,11 @@ class Accounts:
         assert caller.username is not None
         key = fold(caller.username)
         attempt = await self._attempt(key, address)
-        account = await store.account_of(self._db, caller.player.id)
+        try:
+            account = await store.account_of(self._db, caller.player.id)
+        except StorageError:  # no check was made: the attempt is not the caller's failure
+            await self._limiter.give_back(attempt)
+            raise
         if account is None or not await self._passwords.verify(account.password_hash, old):
             raise AccountError(*BAD_CREDENTIALS)
         await self._succeeded(attempt, key, address)
