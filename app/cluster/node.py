@@ -293,9 +293,13 @@ class Cluster:
         while True:
             listed = self.lobby.listed()
             if listed != published:
-                with contextlib.suppress(*UNREACHABLE):
+                try:
                     await self.listing.publish(self.node_id, listed)
                     published = listed
+                except UNREACHABLE:
+                    pass  # Redis away: published again once it answers
+                except Exception:  # a fault of ours: logged, and the loop goes on
+                    log.exception("cluster: the lobby's tables not published")
             await asyncio.sleep(LOBBY_EVERY)
 
     async def _sweeper(self) -> None:

@@ -87,8 +87,15 @@ class Behind:
         self._owed, self._at = True, 0.0
 
     async def settle(self) -> None:
+        """Catch up if owed and due; a catch-up that fails in an unforeseen way is logged
+        and tried again, never the end of the listener that calls this."""
         if self._owed and time.monotonic() >= self._at:
-            self._owed = not await self._catch_up()
+            try:
+                self._owed = not await self._catch_up()
+            except UNREACHABLE:
+                raise
+            except Exception:
+                log.exception("shared state: a catch-up failed; trying again")
             self._at = time.monotonic() + RETRY
 
 
