@@ -16,8 +16,9 @@ from . import ratings
 from .vocabulary import EndReason
 
 # A human who acted by themselves (not the timer, not a bot covering them) fewer times
-# than this did not really play, and a match that would rate such a player moves no
-# rating.  A deal gives each seat eight cards to play besides its bids: about one deal.
+# than this did not really play: such a player gains nothing from a match, and its
+# opponents lose nothing to it (rated_seats).  A deal gives each seat eight cards to play
+# besides its bids: about one deal.
 REAL_PLAY_ACTIONS = 8
 # Rated matches between the same opposing accounts in one variant within the window: the
 # first REPEATS_IN_FULL count fully, each one after moves ratings half as much as the one
@@ -77,14 +78,29 @@ def verdict(reason: EndReason, winner: int | None, left: Sequence[Seat],
     return Verdict(1 - winner)
 
 
-def really_played(verdict: Verdict, humans: Collection[Seat],
-                  own_actions: Mapping[Seat, int]) -> bool:
-    """Whether every human the match would rate (a loser or a winner) acted by themselves
-    at least REAL_PLAY_ACTIONS times.  A match decided before that rates nobody: an
-    opponent who never acted, a forfeit or a departure in the first deal, and a player
-    who let the timer and a covering bot play for them."""
-    return all(own_actions.get(seat, 0) >= REAL_PLAY_ACTIONS
-               for seat in verdict.losing | verdict.winning if seat in humans)
+def rated_seats(verdict: Verdict, humans: Collection[Seat],
+                own_actions: Mapping[Seat, int], *, first_deal: bool) -> frozenset[Seat]:
+    """The humans' seats whose rating the match moves.  A human has played once it acted
+    by itself (not the timer, not a bot covering it) REAL_PLAY_ACTIONS times.
+
+    A match that ended in its first deal before every human it would rate played rates
+    nobody (an abort, as Lichess's before the first moves).  After that, the losers take
+    their loss when every human of the winning side played: their own count no longer
+    spares them, so a player cannot stay below it and act for the first time only once
+    the match is won.  The winners who played take their win when every human of the
+    losing side played too: an opponent who never acted, or a partner who let the timer
+    play, gives them nothing."""
+    def played(seat: Seat) -> bool:
+        return seat not in humans or own_actions.get(seat, 0) >= REAL_PLAY_ACTIONS
+
+    if first_deal and not all(map(played, verdict.losing | verdict.winning)):
+        return frozenset()
+    seats: set[Seat] = set()
+    if all(map(played, verdict.winning)):
+        seats |= verdict.losing
+    if all(map(played, verdict.losing)):
+        seats |= {seat for seat in verdict.winning if played(seat)}
+    return frozenset(seat for seat in seats if seat in humans)
 
 
 def repeat_factor(before: int) -> float:
@@ -100,13 +116,15 @@ def repeat_factor(before: int) -> float:
 
 
 def settle(teams: tuple[ratings.Team, ratings.Team], verdict: Verdict,
-           factor: float = 1.0) -> dict[Seat, ratings.Rating]:
-    """Each losing and winning seat's rating after the match, its change scaled by
-    ``factor``; the seats left out keep theirs.  A loser is rated as its team losing to
-    the other; bots come back unchanged."""
+           rated: Collection[Seat], factor: float = 1.0) -> dict[Seat, ratings.Rating]:
+    """The rating after the match of each seat in ``rated`` (:func:`rated_seats`), its
+    change scaled by ``factor``; the others keep theirs.  A loser is rated as its team
+    losing to the other; bots come back unchanged."""
     outcomes = {team: ratings.forfeit(teams, left=team) for team in (0, 1)}
-    new = {seat: outcomes[seat % 2][seat % 2][seat // 2] for seat in verdict.losing}
-    new |= {seat: outcomes[verdict.loser][seat % 2][seat // 2] for seat in verdict.winning}
+    new = {seat: outcomes[seat % 2][seat % 2][seat // 2]
+           for seat in verdict.losing if seat in rated}
+    new |= {seat: outcomes[verdict.loser][seat % 2][seat // 2]
+            for seat in verdict.winning if seat in rated}
     return {seat: damped(teams[seat % 2][seat // 2], after, factor)
             for seat, after in new.items()}
 

@@ -61,7 +61,8 @@ class Table:
         place = dealt - 1, len(deal.history)
         self.match.apply_action(action, seat)
         self.version += 1
-        await self.storage.append_action(self.id, *place, LoggedAction(seat, action, "bot",
+        actor = "player" if META_SEATS[seat].kind == SeatKind.HUMAN else "bot"
+        await self.storage.append_action(self.id, *place, LoggedAction(seat, action, actor,
                                                                         self.version))
         if report_deals:
             for index in range(finished, len(self.match.results)):

@@ -70,25 +70,40 @@ def test_the_verdict_blames_the_first_to_quit() -> None:
 
 def test_a_loss_is_the_blamed_players_alone() -> None:
     teams = ((MIDDLE, STRONG), (WEAK, NEW))  # seats 0 and 2, then 1 and 3
-    left = integrity.settle(teams, Verdict(1, (3,)))
+    left = integrity.settle(teams, Verdict(1, (3,)), range(4))
     beaten = ratings.rate(teams, winner=0)
     assert left == {3: beaten[1][1], 0: beaten[0][0], 2: beaten[0][1]}  # seat 1 kept
-    both = integrity.settle(teams, Verdict(1, (1, 0)))
+    both = integrity.settle(teams, Verdict(1, (1, 0)), range(4))
     assert both[1] == beaten[1][0] and both[2] == beaten[0][1]
     assert both[0] == ratings.rate(teams, winner=1)[0][0]  # a loss for the later leaver too
     bot = ratings.bot_rating("bulgarian", "hard")
-    with_bot = integrity.settle(((NEW, bot), (WEAK, bot)), Verdict(1), 0.5)
+    with_bot = integrity.settle(((NEW, bot), (WEAK, bot)), Verdict(1), range(4), 0.5)
     assert with_bot[2] == bot and with_bot[3] == bot
 
 
-def test_real_play_is_every_rated_humans_own_actions() -> None:
+def test_real_play_decides_who_is_rated_and_never_spares_a_loser() -> None:
     enough = integrity.REAL_PLAY_ACTIONS
-    timed_out = Verdict(1, (1,))
-    assert integrity.really_played(timed_out, {0, 1, 3}, {0: enough, 1: enough})  # 3 kept
-    assert not integrity.really_played(timed_out, {0, 1}, {0: enough, 1: enough - 1})
-    assert not integrity.really_played(timed_out, {0, 1}, {1: enough})  # the winner idled
-    assert integrity.really_played(Verdict(1), {0}, {0: enough})  # against bots
-    assert integrity.really_played(Verdict(1), set(), {})  # nobody to rate
+    def rated(verdict: Verdict, humans: set[int], acts: dict[int, int]) -> frozenset[int]:
+        return integrity.rated_seats(verdict, humans, acts, first_deal=False)
+
+    timed_out = Verdict(1, (1,))  # seat 1 timed out; seats 0 and 2 win
+    assert rated(timed_out, {0, 1, 3}, {0: enough, 1: enough}) == {0, 1}  # 3 kept
+    # The loser who never reached real play still loses; the winners gain nothing.
+    assert rated(timed_out, {0, 1}, {0: enough, 1: enough - 1}) == {1}
+    # The winner idled: nobody loses to it, and it gains nothing.
+    assert rated(timed_out, {0, 1}, {1: enough}) == frozenset()
+    # A match played out (Verdict names the losing team): seat 1, holding back its eighth
+    # action until it is sure to win, gains nothing when it wins and loses when it loses.
+    assert rated(Verdict(0), {0, 1}, {0: enough, 1: enough - 1}) == frozenset()
+    assert rated(Verdict(1), {0, 1}, {0: enough, 1: enough - 1}) == {1}
+    # Partners: only the winner who played gains; the losers, beaten by a side whose
+    # seat 2 let the timer play, lose nothing.
+    assert rated(Verdict(1), {0, 1, 2, 3}, {0: enough, 1: enough, 3: enough}) == {0}
+    assert rated(Verdict(1), {0}, {0: enough}) == {0}  # against bots
+    assert rated(Verdict(1), set(), {}) == frozenset()  # bots alone
+    # In the first deal, a match not yet played by all is an abort; played, it counts.
+    for acts, seats in (({0: enough, 1: enough - 1}, set()), ({0: enough, 1: enough}, {0, 1})):
+        assert integrity.rated_seats(Verdict(0), {0, 1}, acts, first_deal=True) == seats
 
 
 def test_repeated_matches_are_damped_then_not_rated() -> None:
@@ -138,8 +153,9 @@ async def rated_match(db: Database, match_id: str, people: dict[int, str], end: 
                for seq, seat in enumerate(s for _ in range(integrity.REAL_PLAY_ACTIONS)
                                           for s in range(4))]
     async with db.write() as conn:
-        await conn.execute(insert(models.Deal), [{"match_id": match_id, "idx": 0, "dealer": 3,
-                                                  "deck": "", "started_at": at}])
+        await conn.execute(insert(models.Deal), [  # past the first deal: no abort
+            {"match_id": match_id, "idx": idx, "dealer": idx, "deck": "", "started_at": at}
+            for idx in range(2)])
         await conn.execute(insert(models.Action), actions)
     await repo.finish_match(match_id, end, at=at)
 
@@ -169,7 +185,8 @@ async def rating_row(db: Database, player: str) -> tuple[Any, ...] | None:
 def test_repeated_matches_between_the_same_accounts_move_ratings_less(db_url: str) -> None:
     """The farmer beats the same account seven times in a day (each played, by both):
     the first three count fully, the next three a half, a quarter and an eighth, the
-    seventh not at all; a day later they count fully again."""
+    seventh not at all (nor as a rated match, though as a win at a rated table for the
+    operator's flag); a day later they count fully again."""
     easy = ratings.bot_rating("bulgarian", "easy")
 
     async def main() -> None:
@@ -181,28 +198,30 @@ def test_repeated_matches_between_the_same_accounts_move_ratings_less(db_url: st
                 await rated_match(db, f"m{n}", {0: FARMER, 1: ALT}, WON, at, acts=(0, 1))
             rows = await history(db, FARMER)
             alt = await history(db, ALT)
-            assert len(rows) == len(alt) == 8  # every one rated, if by nothing
+            assert len(rows) == len(alt) == 7  # the seventh rated nobody
             moved = []
             for (before, after), (alt_before, _) in zip(rows, alt, strict=True):
                 full = ratings.rate(((before, easy), (alt_before, easy)), winner=0)[0][0]
                 moved.append((after.mu - before.mu) / (full.mu - before.mu))
-            assert moved == pytest.approx([1, 1, 1, 0.5, 0.25, 0.125, 0, 1])
+            assert moved == pytest.approx([1, 1, 1, 0.5, 0.25, 0.125, 1])
             assert await rating_row(db, FARMER) == (rows[-1][1].mu, rows[-1][1].sigma,
-                                                    8, 8, 8, 0)
+                                                    7, 7, 8, 0)
 
     run(main())
 
 
-def test_a_walkover_before_real_play_rates_nobody_but_is_counted(db_url: str) -> None:
-    """The second account never acts and loses on time: no rating moves, no match is
-    counted as rated; the farmer's win is counted as a walkover for the operator."""
+def test_a_walkover_before_real_play_costs_the_loser_and_gives_nothing(db_url: str) -> None:
+    """The second account never acts and loses on time: it takes the loss, the farmer
+    gains nothing, and the walkover is not counted as the farmer's win."""
     async def main() -> None:
         async with opened(db_url) as db:
             await accounts(db, FARMER, ALT)
             await rated_match(db, "m", {0: FARMER, 1: ALT}, ALT_TIMED_OUT, T0, acts=(0,))
-            assert await history(db, FARMER) == [] and await history(db, ALT) == []
-            assert await rating_row(db, FARMER) == (NEW.mu, NEW.sigma, 0, 0, 1, 1)
-            assert await rating_row(db, ALT) == (NEW.mu, NEW.sigma, 0, 0, 0, 0)
+            assert await history(db, FARMER) == []
+            (before, after), = await history(db, ALT)
+            assert before == NEW and after.mu < NEW.mu
+            assert await rating_row(db, FARMER) == (NEW.mu, NEW.sigma, 0, 0, 0, 0)
+            assert await rating_row(db, ALT) == (after.mu, after.sigma, 1, 0, 0, 0)
 
     run(main())
 
@@ -238,15 +257,20 @@ def admin(database_url: str, *args: str) -> list[list[str]]:
 
 def test_the_operator_lists_accounts_whose_wins_are_mostly_walkovers(
         db_url: str, tmp_path: Path) -> None:
-    """The farmer wins ten times by the alt's forfeit (nothing rated); the other account
-    wins ten such and eleven played ones: only the farmer is listed."""
+    """The farmer wins ten times by the forfeit of an alt that played a deal first (the
+    first six rated, less and less, the rest not); the other account wins ten such and
+    eleven played ones; walkovers by an alt that never acted count for nobody: only the
+    farmer is listed."""
     async def main() -> None:
         async with opened(db_url) as db:
             await accounts(db, FARMER, ALT, OTHER)
             for n in range(integrity.FLAG_MIN_FORFEIT_WINS):
                 at = T0 + timedelta(minutes=n)
-                await rated_match(db, f"f{n}", {0: FARMER, 1: ALT}, ALT_TIMED_OUT, at)
+                await rated_match(db, f"f{n}", {0: FARMER, 1: ALT}, ALT_TIMED_OUT, at,
+                                  acts=(0, 1))
                 await rated_match(db, f"o{n}", {0: OTHER, 1: ALT}, ALT_TIMED_OUT, at,
+                                  acts=(0, 1))
+                await rated_match(db, f"v{n}", {0: OTHER, 1: ALT}, ALT_TIMED_OUT, at,
                                   acts=(0,))
             for n in range(integrity.FLAG_MIN_FORFEIT_WINS + 1):
                 await rated_match(db, f"w{n}", {0: OTHER}, WON, T0, acts=(0,))
@@ -255,7 +279,8 @@ def test_the_operator_lists_accounts_whose_wins_are_mostly_walkovers(
     header, *rows = admin(db_url, "flagged")
     assert header == ["player", "name", "variant", "forfeit_wins", "wins", "rated_matches",
                       "rating"]
-    assert rows == [[FARMER, "farmer", "bulgarian", "10", "10", "0", "500"]]
+    (farmer, *others), = [rows]
+    assert farmer[:6] == [FARMER, "farmer", "bulgarian", "10", "10", "6"] and not others
     assert admin(db_url, "flagged", "--variant", "classic") == [header]
 
 

@@ -28,10 +28,11 @@ from .session import Database, dialect_insert
 
 async def rate_match(conn: AsyncConnection, ended: MatchEnded) -> None:
     """Rate a rated match that ``conn``'s transaction is closing (a subscriber to its end:
-    :mod:`app.db.match_end`), by the rules of :mod:`app.integrity`: who is blamed,
-    whether it was really played, how often its opposing accounts met today.  Each
-    account seat's rating row is locked; the winners' counts of wins grow even when the
-    match rates nobody; each rating that moves is updated and its new value logged.  Bots
+    :mod:`app.db.match_end`), by the rules of :mod:`app.integrity`: who is blamed, who
+    really played, how often its opposing accounts met today.  Each account seat's rating
+    row is locked; the counts of wins of the winners it rates grow even when repeats damp
+    the match to nothing (the operator's flag reads them), but such a match is not counted
+    as a rated match; each rating that moves is updated and its new value logged.  Bots
     count at their level's fixed rating and never move."""
     if not ended.rated:
         return
@@ -43,16 +44,20 @@ async def rate_match(conn: AsyncConnection, ended: MatchEnded) -> None:
     players = {i: seat.player_id for i, seat in enumerate(ended.seats)
                if seat.player_id is not None}
     held = await _locked(conn, variant, players.values(), at)
+    rated = integrity.rated_seats(judged, players, await _own_actions(conn, match_id),
+                                  first_deal=await _deals(conn, match_id) <= 1)
+    if not rated:
+        return
     await _count_wins(conn, variant, [players[seat] for seat in judged.winning
-                                      if seat in players], judged.walkover)
-    if not integrity.really_played(judged, players, await _own_actions(conn, match_id)):
+                                      if seat in players and seat in rated], judged.walkover)
+    factor = integrity.repeat_factor(await _met(conn, variant, players, at))
+    if factor == 0:
         return
     before = {i: held[players[i]][0] if i in players else
               ratings.bot_rating(variant, seat.level) if seat.level is not None else ratings.NEW
               for i, seat in enumerate(ended.seats)}
     teams = ((before[0], before[2]), (before[1], before[3]))
-    met = await _met(conn, variant, players, at)
-    after = integrity.settle(teams, judged, integrity.repeat_factor(met))
+    after = integrity.settle(teams, judged, rated, factor)
     r = models.PlayerRating
     for seat, new in after.items():
         player = players.get(seat)
@@ -82,6 +87,12 @@ async def _own_actions(conn: AsyncConnection, match_id: str) -> dict[int, int]:
     return {seat: count for seat, count in rows}
 
 
+async def _deals(conn: AsyncConnection, match_id: str) -> int:
+    """How many deals the match started."""
+    return await conn.scalar(select(func.count()).select_from(models.Deal)
+                             .where(models.Deal.match_id == match_id)) or 0
+
+
 async def _met(conn: AsyncConnection, variant: str, players: dict[int, str],
                at: datetime) -> int:
     """The most rated matches of ``variant`` any two of these opposing accounts played
@@ -102,8 +113,8 @@ async def _met(conn: AsyncConnection, variant: str, players: dict[int, str],
 
 async def _count_wins(conn: AsyncConnection, variant: str, winners: list[str],
                       walkover: bool) -> None:
-    """The winners' wins at rated tables, counted whether or not the match moves ratings
-    (the operator's flag reads them: app/integrity.py, ``flagged``)."""
+    """The winners' wins at rated tables, counted whether or not repeats damp the match's
+    change to nothing (the operator's flag reads them: app/integrity.py, ``flagged``)."""
     if not winners:
         return
     r = models.PlayerRating
