@@ -126,6 +126,8 @@ def test_the_fast_tier_needs_no_service() -> None:
         assert selects("not processes", tier)
     assert selects("redis", "postgres")  # a cluster test needs both
     assert not selects("not postgres", "postgres")
+    assert selects("slow", "postgres")  # a slow test may need PostgreSQL too
+    assert not selects("slow and not postgres", "postgres")
 
 
 @pytest.mark.postgres

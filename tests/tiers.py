@@ -51,7 +51,7 @@ def selects(markexpr: str, tier: str) -> bool:
     if not markexpr:
         return True
     expression = Expression.compile(markexpr)
-    others = [t for t in TIERS if t != tier]
+    others = [t for t in (*TIERS, "slow") if t != tier]  # what else a test may be marked
     for count in range(len(others) + 1):
         for more in itertools.combinations(others, count):
             needs = {tier, *more}
