@@ -37,7 +37,7 @@ from engine.deal import trick_state
 from engine.declarations import RUN_KINDS, DeclarationKind, combo_id, resolve
 from engine.observation import Observation
 from engine.options import Options
-from engine.scoring import Tally, card_total, score_deal
+from engine.scoring import Tally, score_deal
 
 from .bidding import hard_call
 from .inference import Knowledge, infer
@@ -135,11 +135,12 @@ class Scorer:
         done = [0, 0]
         self.taken = 0  # bit t: team t has taken a trick
         for leader, cards in obs.tricks:
-            win_seat, _, points = trick_state(cards, leader, self.contract)
+            win_seat, _, points = trick_state(cards, leader, self.contract,
+                                              obs.options.points[self.contract])
             done[win_seat & 1] += points
             self.taken |= 1 << (win_seat & 1)
         self.done = done
-        self.total = card_total(self.contract)
+        self.total = obs.options.card_total(self.contract)
         self.rest = self.total - done[0] - done[1]
         self.declarations = _declarations(obs, extra)
         self.belots = [0, 0]
@@ -158,7 +159,8 @@ class Scorer:
         for seat, hand in enumerate(hands):
             belots[seat & 1] += pairs_held(hand, self.contract, announced)
         tally = Tally(self.contract, self.declarer, self.obs.multiplier, card_points,
-                      self.declarations, (belots[0], belots[1]), valat)
+                      self.declarations, (belots[0], belots[1]), valat,
+                      value=self.obs.value or 0)
         return deal_lead(tally, self.obs.pool, self.obs.options, self.team)
 
 
