@@ -148,11 +148,14 @@ def replay(options: Options, deals: Sequence[DealLog], *, seed: int | None = Non
             match.start_deal(deal.deck)
         except ValueError as e:  # IllegalActionError included
             raise RecordError(i, 0, str(e)) from None
-        for j, entry in enumerate(deal.actions):
+        actions = [(entry.seat, entry.action) for entry in deal.actions]
+        j = 0
+        while (j := match.apply_actions(actions, j)) < len(actions):
             try:
-                match.apply_action(entry.action, entry.seat)
+                match.apply_action(actions[j][1], actions[j][0])  # raises why it was refused
             except ValueError as e:
                 raise RecordError(i, j, str(e)) from None
+            j += 1
     if seed is not None:
         match.auto_deal = True
         if (match.deal is None or match.deal.is_over) and not match.is_over:

@@ -314,6 +314,32 @@ class Deal:
             raise errors.WrongPhaseError(
                 f"seat {mover} cannot {_describe(action)} now: the cards are being played")
 
+    def play_cards(self, actions: Sequence[tuple[int, Action]], start: int, stop: int) -> int:
+        """Play ``actions[start:stop]``, ``(seat, action)`` pairs, for as long as each is a bare
+        card that the seat to move may play, checked and played as :meth:`apply` checks
+        and plays one (its bit in the legal mask, then onto the history and
+        :meth:`push`); the index of the first one left (``stop`` if none).  The replays' loop
+        (:meth:`Match.apply_actions <engine.match.Match.apply_actions>`, which scores a
+        deal this ends): anything else is left to :meth:`apply`, which says why it is
+        refused, if it is."""
+        if self.phase is not PLAY:
+            return start
+        stop = min(stop, start + 32 - 4 * len(self.tricks) - len(self.trick))
+        entry, history, push, legal_mask = HISTORY_ENTRY, self.history, self.push, \
+            self.legal_card_mask
+        j = start
+        while j < stop:
+            seat, card = actions[j]
+            # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3
+            # each); an equal seat that is not the same object takes the checked path
+            if seat is not self.to_move or type(card) is not int or not 0 <= card < BELOT \
+                    or not legal_mask() >> card & 1:
+                return j
+            history.append(entry[card][seat])
+            push(card)
+            j += 1
+        return j
+
     def _bad_call(self, action: Action) -> errors.IllegalActionError:
         if not BID <= action <= REDOUBLE:
             return errors.WrongPhaseError(

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from .actions import Action
 from .cards import Card
-from .deal import OVER, Deal
-from .errors import GameOverError, WrongPhaseError
+from .deal import OVER, PLAY, Deal
+from .errors import GameOverError, IllegalActionError, WrongPhaseError
 from .observation import Observation, PublicObservation, observe, observe_public
 from .options import Options
 from .scoring import REDEAL, DealResult, MatchProgress, after_deal, score_deal
@@ -120,6 +120,32 @@ class Match:
         deal.apply(action, seat)
         if deal.phase == OVER:
             self._finish(deal)
+
+    def apply_actions(self, actions: Sequence[tuple[int, Action]], start: int = 0,
+                      stop: int | None = None) -> int:
+        """Apply ``actions[start:stop]``, ``(seat, action)`` pairs, in turn, each checked as
+        :meth:`apply_action` checks it, until one is refused: the index of that one
+        (:meth:`apply_action` on it raises why), else ``stop``.  Every replay goes through
+        it (records, recovery, the replay API): a run of bare cards through
+        :meth:`Deal.play_cards`, the rest through :meth:`apply_action`."""
+        end = len(actions) if stop is None else stop
+        j = start
+        while j < end:
+            deal = self.deal
+            if deal is not None and deal.phase is PLAY:
+                j = deal.play_cards(actions, j, end)
+                if deal.phase is OVER:
+                    self._finish(deal)
+                    continue
+                if j == end:
+                    break
+            seat, action = actions[j]
+            try:
+                self.apply_action(action, seat)
+            except IllegalActionError:
+                return j
+            j += 1
+        return end
 
     def _finish(self, deal: Deal) -> None:
         if deal.thrown_in:

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from engine import record
+from engine.deal import Deal
 from engine.declarations import COMBOS
 from engine.match import Match
 from engine.options import Options
@@ -39,7 +39,7 @@ NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 @contextmanager
 def checked_only() -> Iterator[None]:
     """Replay with the fast path off: every action through ``Match.apply_action``."""
-    with mock.patch.object(record, "_play_cards", lambda deal, actions, j: j):
+    with mock.patch.object(Deal, "play_cards", lambda self, actions, start, stop: start):
         yield
 
 
