@@ -7,8 +7,10 @@ raises a specific :class:`~engine.errors.IllegalActionError`; :meth:`Deal.push` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
+from functools import cache, partial
+from operator import itemgetter
 
 from . import errors
 from .actions import ANNOUNCE, BELOT, BID, DOUBLE, END, PASS, REDOUBLE, Action, action_name
@@ -49,10 +51,35 @@ _KQ = _QUEENS | RANK_MASK[KING]
 _BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
 _NO_CONTRACT = -1
 _ALL_CARDS = list(range(32))
+_SEATS = range(4)
 # ``HISTORY_ENTRY[action][seat]`` is the history's ``(seat, action)``, made once: appending
 # to a history allocates nothing, so a replay, which keeps every action it applies, sets
 # the garbage collector off far less often.
 HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4)) for action in range(END))
+
+
+_BIT_OF = BIT.__getitem__
+
+
+@cache
+def _packet_places(
+    dealer: int, start: int, sizes: tuple[int, ...]
+) -> tuple[tuple[int, Callable[[Sequence[Card]], Sequence[Card]]], ...]:
+    """Who gets which places of the deck when ``sizes`` are dealt from ``start`` to the
+    seats in turn from the eldest: each seat with the getter of its places, found once
+    for each deal shape and dealer."""
+    places: list[list[int]] = [[], [], [], []]
+    seat, pos = dealer, start
+    for size in sizes:
+        seat = (seat + 1) & 3
+        places[seat] += range(pos, pos + size)
+        pos += size
+    return tuple((seat, itemgetter(*at) if len(at) > 1 else partial(_one, at[0]))
+                 for seat, at in enumerate(places) if at)
+
+
+def _one(place: int, deck: Sequence[Card]) -> Sequence[Card]:
+    return deck[place:place + 1]
 
 
 def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
@@ -137,7 +164,7 @@ class Deal:
     def __init__(self, options: Options, dealer: int, deck: Sequence[Card]) -> None:
         if sorted(deck) != _ALL_CARDS:
             raise ValueError("a deck must hold each of the 32 cards once")
-        if dealer not in range(4):
+        if dealer not in _SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.options = options
         self.dealer = dealer
@@ -177,14 +204,8 @@ class Deal:
     def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
         """Packets from ``deck[start:]`` to the seats in turn, from the eldest."""
         hands, deck = self.hands, self.deck
-        seat, pos = self.dealer, start
-        for size in sizes:
-            seat = (seat + 1) & 3
-            packet = 0
-            for card in deck[pos:pos + size]:
-                packet |= BIT[card]
-            hands[seat] |= packet
-            pos += size
+        for seat, take in _packet_places(self.dealer, start, tuple(sizes)):
+            hands[seat] |= sum(map(_BIT_OF, take(deck)))  # distinct cards: sum is union
 
     def _complete(self) -> None:
         """After the auction: the turned card to the taker, the last packets (the taker's

@@ -189,7 +189,7 @@ def _engine_actions(actions: list[Any]) -> tuple[list[tuple[int, Action]], list[
         try:
             if type(raw) is dict and len(raw) == 2:
                 seat = raw["seat"]
-                entry = (cards.get(raw.get("card")) or bids[raw["bid"]])[seat]
+                entry = (cards.get(raw.get("card", "")) or bids[raw["bid"]])[seat]
                 # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one
                 # 0..3 each), nor -1 (which indexes seat 3)
                 if entry[0] is seat:
