@@ -7,10 +7,8 @@ raises a specific :class:`~engine.errors.IllegalActionError`; :meth:`Deal.push` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
-from functools import cache, partial
-from operator import itemgetter
 
 from . import errors
 from .actions import ANNOUNCE, BELOT, BID, DOUBLE, END, PASS, REDOUBLE, Action, action_name
@@ -56,30 +54,6 @@ _SEATS = range(4)
 # to a history allocates nothing, so a replay, which keeps every action it applies, sets
 # the garbage collector off far less often.
 HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4)) for action in range(END))
-
-
-_BIT_OF = BIT.__getitem__
-
-
-@cache
-def _packet_places(
-    dealer: int, start: int, sizes: tuple[int, ...]
-) -> tuple[tuple[int, Callable[[Sequence[Card]], Sequence[Card]]], ...]:
-    """Who gets which places of the deck when ``sizes`` are dealt from ``start`` to the
-    seats in turn from the eldest: each seat with the getter of its places, found once
-    for each deal shape and dealer."""
-    places: list[list[int]] = [[], [], [], []]
-    seat, pos = dealer, start
-    for size in sizes:
-        seat = (seat + 1) & 3
-        places[seat] += range(pos, pos + size)
-        pos += size
-    return tuple((seat, itemgetter(*at) if len(at) > 1 else partial(_one, at[0]))
-                 for seat, at in enumerate(places) if at)
-
-
-def _one(place: int, deck: Sequence[Card]) -> Sequence[Card]:
-    return deck[place:place + 1]
 
 
 def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
@@ -204,8 +178,14 @@ class Deal:
     def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
         """Packets from ``deck[start:]`` to the seats in turn, from the eldest."""
         hands, deck = self.hands, self.deck
-        for seat, take in _packet_places(self.dealer, start, tuple(sizes)):
-            hands[seat] |= sum(map(_BIT_OF, take(deck)))  # distinct cards: sum is union
+        seat, pos = self.dealer, start
+        for size in sizes:
+            seat = (seat + 1) & 3
+            packet = 0
+            for card in deck[pos:pos + size]:
+                packet |= BIT[card]
+            hands[seat] |= packet
+            pos += size
 
     def _complete(self) -> None:
         """After the auction: the turned card to the taker, the last packets (the taker's
@@ -348,8 +328,7 @@ class Deal:
         stop = min(stop, start + 32 - 4 * len(self.tricks) - len(self.trick))
         entry, history, push, legal_mask = HISTORY_ENTRY, self.history, self.push, \
             self.legal_card_mask
-        j = start
-        while j < stop:
+        for j in range(start, stop):
             seat, card = actions[j]
             # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3
             # each); an equal seat that is not the same object takes the checked path
@@ -358,8 +337,7 @@ class Deal:
                 return j
             history.append(entry[card][seat])
             push(card)
-            j += 1
-        return j
+        return max(start, stop)
 
     def _bad_call(self, action: Action) -> errors.IllegalActionError:
         if not BID <= action <= REDOUBLE:

@@ -7,8 +7,10 @@ This is the state the bots, the tests and the server share, in the manner of Ope
 
 from __future__ import annotations
 
+import gc
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from .actions import Action
 from .cards import Card
@@ -19,6 +21,20 @@ from .options import Options
 from .scoring import REDEAL, DealResult, MatchProgress, after_deal, score_deal
 
 MIN_CUT = 3
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The garbage collector off for a replay, back on after if it was on.  A replay keeps
+    everything it builds, so the collections its allocations would set off find nothing,
+    and cost more the longer the match (measured: docs/benchmarks.md)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def cut(cards: Sequence[Card], k: int) -> list[Card]:

@@ -14,7 +14,7 @@ from .cards import CONTRACT_NAMES, RANKS, SUITS, card_name, parse_card
 from .deal import HISTORY_ENTRY, Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
-from .match import Match
+from .match import Match, collector_paused
 from .options import Options
 from .scoring import UNFINISHED, DealResult
 from .variants import find_variant
@@ -112,8 +112,9 @@ def replay(doc: Any) -> Match:
     first = deals[0].get("dealer") if deals and isinstance(deals[0], dict) else 0
     valid_first = type(first) is int and first in range(4)
     match = Match(options, dealer=first if valid_first else 0, auto_deal=False)
-    for i, entry in enumerate(deals):
-        _replay_deal(match, i, entry, last=i == len(deals) - 1)
+    with collector_paused():
+        for i, entry in enumerate(deals):
+            _replay_deal(match, i, entry, last=i == len(deals) - 1)
     return match
 
 
@@ -207,7 +208,7 @@ def _read_deck(i: int, text: Any) -> list[int]:
         raise RecordError(i, 0, "deck must be a string of 32 cards")
     parts = text.split(" ")
     try:
-        deck = [_CARD_BY_NAME[part] for part in parts]
+        deck = list(map(_CARD_BY_NAME.__getitem__, parts))
     except KeyError:
         bad = next(part for part in parts if part not in _CARD_BY_NAME)
         raise RecordError(i, 0, f"deck: not a card: {bad!r}") from None
