@@ -331,8 +331,9 @@ class Deal:
         for j in range(start, stop):
             seat, card = actions[j]
             # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3
-            # each); an equal seat that is not the same object takes the checked path
-            if seat is not self.to_move or type(card) is not int or not 0 <= card < BELOT \
+            # each); an equal seat that is not the same object takes the checked path.  A
+            # card with belot or any other action (32 and up) has no bit in the mask.
+            if seat is not self.to_move or type(card) is not int or card < 0 \
                     or not legal_mask() >> card & 1:
                 return j
             history.append(entry[card][seat])
@@ -452,14 +453,12 @@ class Deal:
         trick goes to the seat that leads the next one."""
         points, won = [0, 0], [0, 0]
         tricks = self.tricks
-        if not tricks:
-            return points, won
         value = self._points
-        winners = [leader for leader, _ in tricks[1:]]
-        winners.append(self.leader)
-        for (_, (a, b, c, d)), winner in zip(tricks, winners, strict=True):
-            points[winner & 1] += value[a] + value[b] + value[c] + value[d]
-            won[winner & 1] += 1
+        team = self.leader & 1  # the last trick's winner leads now; read backwards
+        for leader, (a, b, c, d) in reversed(tricks):
+            points[team] += value[a] + value[b] + value[c] + value[d]
+            won[team] += 1
+            team = leader & 1
         if len(tricks) == 8:
             points[self.leader & 1] += LAST_TRICK
         return points, won
