@@ -19,6 +19,7 @@ from ai import Level
 from engine import Match, Options, card_name, parse_card
 from engine.actions import Action
 from engine.cards import Card
+from engine.match import collector_paused
 from engine.record import RecordError
 
 from .models import Forfeit
@@ -138,21 +139,25 @@ def replay(options: Options, deals: Sequence[DealLog], *, seed: int | None = Non
         match = Match(options, dealer=deals[0].dealer if deals else 0, auto_deal=False)
     else:
         match = Match(options, seed=seed, auto_deal=False)
-    for i, deal in enumerate(deals):
-        try:
-            if deal.dealer != match.next_dealer:
-                raise ValueError(f"dealer must be {match.next_dealer}, not {deal.dealer}")
-            if seed is not None and (dealt := match.next_deck()) != deal.deck:
-                raise ValueError(f"the seed deals {deck_text(dealt)}, "
-                                 f"the log {deck_text(deal.deck)}")
-            match.start_deal(deal.deck)
-        except ValueError as e:  # IllegalActionError included
-            raise RecordError(i, 0, str(e)) from None
-        for j, entry in enumerate(deal.actions):
+    with collector_paused():
+        for i, deal in enumerate(deals):
             try:
-                match.apply_action(entry.action, entry.seat)
-            except ValueError as e:
-                raise RecordError(i, j, str(e)) from None
+                if deal.dealer != match.next_dealer:
+                    raise ValueError(f"dealer must be {match.next_dealer}, not {deal.dealer}")
+                if seed is not None and (dealt := match.next_deck()) != deal.deck:
+                    raise ValueError(f"the seed deals {deck_text(dealt)}, "
+                                     f"the log {deck_text(deal.deck)}")
+                match.start_deal(deal.deck)
+            except ValueError as e:  # IllegalActionError included
+                raise RecordError(i, 0, str(e)) from None
+            actions = [(entry.seat, entry.action) for entry in deal.actions]
+            j = 0
+            while (j := match.apply_actions(actions, j)) < len(actions):
+                try:
+                    match.apply_action(actions[j][1], actions[j][0])  # raises why it was refused
+                except ValueError as e:
+                    raise RecordError(i, j, str(e)) from None
+                j += 1
     if seed is not None:
         match.auto_deal = True
         if (match.deal is None or match.deal.is_over) and not match.is_over:

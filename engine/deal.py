@@ -61,6 +61,7 @@ AUCTION, PLAY, OVER = Phase.AUCTION, Phase.PLAY, Phase.OVER  # the hot paths' sh
 _QUEENS = RANK_MASK[QUEEN]
 _NO_CONTRACT = -1
 _ALL_CARDS = list(range(32))
+_SEATS = range(4)
 # ``HISTORY_ENTRY[action][seat]`` is the history's ``(seat, action)``, made once: appending
 # to a history allocates nothing, so a replay, which keeps every action it applies, sets
 # the garbage collector off far less often.
@@ -159,7 +160,7 @@ class Deal:
     def __init__(self, options: Options, dealer: int, deck: Sequence[Card]) -> None:
         if sorted(deck) != _ALL_CARDS:
             raise ValueError("a deck must hold each of the 32 cards once")
-        if dealer not in range(4):
+        if dealer not in _SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.options = options
         self.dealer = dealer
@@ -368,6 +369,31 @@ class Deal:
             raise errors.WrongPhaseError(
                 f"seat {mover} cannot {_describe(action)} now: the cards are being played")
 
+    def play_cards(self, actions: Sequence[tuple[int, Action]], start: int, stop: int) -> int:
+        """Play ``actions[start:stop]``, ``(seat, action)`` pairs, for as long as each is a bare
+        card that the seat to move may play, checked and played as :meth:`apply` checks
+        and plays one (its bit in the legal mask, then onto the history and
+        :meth:`push`); the index of the first one left (``stop`` if none).  The replays' loop
+        (:meth:`Match.apply_actions <engine.match.Match.apply_actions>`, which scores a
+        deal this ends): anything else is left to :meth:`apply`, which says why it is
+        refused, if it is."""
+        if self.phase is not PLAY:
+            return start
+        stop = min(stop, start + 32 - 4 * len(self.tricks) - len(self.trick))
+        entry, history, push, legal_mask = HISTORY_ENTRY, self.history, self.push, \
+            self.legal_card_mask
+        for j in range(start, stop):
+            seat, card = actions[j]
+            # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3
+            # each); an equal seat that is not the same object takes the checked path.  A
+            # card with belot or any other action (32 and up) has no bit in the mask.
+            if seat is not self.to_move or type(card) is not int or card < 0 \
+                    or not legal_mask() >> card & 1:
+                return j
+            history.append(entry[card][seat])
+            push(card)
+        return max(start, stop)
+
     def _bad_call(self, action: Action) -> errors.IllegalActionError:
         if not is_call(action):
             return errors.WrongPhaseError(
@@ -489,14 +515,12 @@ class Deal:
         trick goes to the seat that leads the next one."""
         points, won = [0, 0], [0, 0]
         tricks = self.tricks
-        if not tricks:
-            return points, won
         value = self._points
-        winners = [leader for leader, _ in tricks[1:]]
-        winners.append(self.leader)
-        for (_, (a, b, c, d)), winner in zip(tricks, winners, strict=True):
-            points[winner & 1] += value[a] + value[b] + value[c] + value[d]
-            won[winner & 1] += 1
+        team = self.leader & 1  # the last trick's winner leads now; read backwards
+        for leader, (a, b, c, d) in reversed(tricks):
+            points[team] += value[a] + value[b] + value[c] + value[d]
+            won[team] += 1
+            team = leader & 1
         if len(tricks) == 8:
             points[self.leader & 1] += LAST_TRICK
         return points, won

@@ -7,18 +7,34 @@ This is the state the bots, the tests and the server share, in the manner of Ope
 
 from __future__ import annotations
 
+import gc
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from .actions import Action
 from .cards import Card
-from .deal import OVER, Deal
-from .errors import GameOverError, WrongPhaseError
+from .deal import OVER, PLAY, Deal
+from .errors import GameOverError, IllegalActionError, WrongPhaseError
 from .observation import Observation, PublicObservation, observe, observe_public
 from .options import Options
 from .scoring import REDEAL, DealResult, MatchProgress, after_deal, score_deal
 
 MIN_CUT = 3
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The garbage collector off for a replay, back on after if it was on.  A replay keeps
+    everything it builds, so the collections its allocations would set off find nothing,
+    and cost more the longer the match (measured: docs/benchmarks.md)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def cut(cards: Sequence[Card], k: int) -> list[Card]:
@@ -120,6 +136,32 @@ class Match:
         deal.apply(action, seat)
         if deal.phase == OVER:
             self._finish(deal)
+
+    def apply_actions(self, actions: Sequence[tuple[int, Action]], start: int = 0,
+                      stop: int | None = None) -> int:
+        """Apply ``actions[start:stop]``, ``(seat, action)`` pairs, in turn, each checked as
+        :meth:`apply_action` checks it, until one is refused: the index of that one
+        (:meth:`apply_action` on it raises why), else ``stop``.  Every replay goes through
+        it (records, recovery, the replay API): a run of bare cards through
+        :meth:`Deal.play_cards`, the rest through :meth:`apply_action`."""
+        end = len(actions) if stop is None else stop
+        j = start
+        while j < end:
+            deal = self.deal
+            if deal is not None and deal.phase is PLAY:
+                j = deal.play_cards(actions, j, end)
+                if deal.phase is OVER:
+                    self._finish(deal)
+                    continue
+                if j == end:
+                    break
+            seat, action = actions[j]
+            try:
+                self.apply_action(action, seat)
+            except IllegalActionError:
+                return j
+            j += 1
+        return end
 
     def _finish(self, deal: Deal) -> None:
         if deal.thrown_in:

@@ -22,10 +22,10 @@ from .actions import (
     is_play,
 )
 from .cards import RANKS, SUITS, card_name, parse_card
-from .deal import HISTORY_ENTRY, PLAY, Deal, Phase
+from .deal import HISTORY_ENTRY, Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
-from .match import Match
+from .match import Match, collector_paused
 from .options import Options
 from .scoring import UNFINISHED, DealResult
 from .variants import find_variant
@@ -38,6 +38,10 @@ _BID_KEYS = {"seat", "bid"}
 _CARD_BY_NAME = {r + s: suit * 8 + rank for suit, s in enumerate(SUITS)
                  for rank, r in enumerate(RANKS)}
 _BID_BY_NAME = {action_name(a): a for a in range(BID, SURCOINCHE + 1) if is_call(a)}
+# ... and straight to the history's ``(seat, action)``, by seat.
+_CARD_ENTRIES = {name: HISTORY_ENTRY[card] for name, card in _CARD_BY_NAME.items()}
+_BID_ENTRIES = {name: HISTORY_ENTRY[action] for name, action in _BID_BY_NAME.items()}
+_UNREAD = (-1, -1)  # in place of an action read with its full checks
 
 
 class RecordError(ValueError):
@@ -118,8 +122,9 @@ def replay(doc: Any) -> Match:
     first = deals[0].get("dealer") if deals and isinstance(deals[0], dict) else 0
     valid_first = type(first) is int and first in range(4)
     match = Match(options, dealer=first if valid_first else 0, auto_deal=False)
-    for i, entry in enumerate(deals):
-        _replay_deal(match, i, entry, last=i == len(deals) - 1)
+    with collector_paused():
+        for i, entry in enumerate(deals):
+            _replay_deal(match, i, entry, last=i == len(deals) - 1)
     return match
 
 
@@ -148,75 +153,64 @@ def _replay_deal(match: Match, i: int, entry: Any, last: bool) -> None:
 
 
 def _replay_actions(match: Match, deal: Deal, i: int, actions: list[Any]) -> None:
-    """Apply deal ``i``'s actions.  Runs of bare legal cards take the fast path
-    (:func:`_play_cards`); every other action, and every card it leaves, is read and
-    applied checked here: a bare card or bid looked up, the rest through
-    :func:`read_action`.  The engine refuses any action once the deal is over, so that
-    case is told apart only when an action fails."""
-    apply = match.apply_action
-    j, end = 0, len(actions)
-    while True:
-        j = _play_cards(deal, actions, j)
-        if j == end:
-            return
-        raw = actions[j]
+    """Apply deal ``i``'s actions: the bare cards and bids (nearly all of them) looked up
+    into the engine's ``(seat, action)`` and applied by :meth:`Match.apply_actions`, the
+    replays' one loop; every other action read with :func:`read_action`'s full checks and
+    applied checked, and a refused one applied checked again to word the refusal.  The
+    engine refuses any action once the deal is over, so that case is told apart only when
+    an action fails."""
+    entries, others = _engine_actions(actions)
+    j = 0
+    for stop in others:
+        _apply(match, deal, i, entries, j, stop)
+        raw = actions[stop]
         try:
-            action = _plain_action(raw)
-            if action is None:
-                for part in read_action(raw):
-                    apply(part, raw["seat"])
-            else:
-                apply(action, raw["seat"])
+            for part in read_action(raw):
+                match.apply_action(part, raw["seat"])
         except (IllegalActionError, ValueError) as e:
-            reason = "the deal is already over" if deal.is_over else str(e)
-            raise RecordError(i, j, reason) from None
+            raise RecordError(i, stop, "the deal is already over" if deal.is_over
+                              else str(e)) from None
+        j = stop + 1
+    _apply(match, deal, i, entries, j, len(actions))
+
+
+def _apply(match: Match, deal: Deal, i: int, entries: list[tuple[int, Action]],
+           j: int, stop: int) -> None:
+    """Apply ``entries[j:stop]``, all looked up; RecordError at the first one refused."""
+    while (j := match.apply_actions(entries, j, stop)) < stop:
+        seat, action = entries[j]
+        try:
+            match.apply_action(action, seat)  # raises why it was refused
+        except IllegalActionError as e:
+            raise RecordError(i, j, "the deal is already over" if deal.is_over
+                              else str(e)) from None
         j += 1
 
 
-def _play_cards(deal: Deal, actions: list[Any], j: int) -> int:
-    """Play ``actions[j:]`` for as long as each is a bare card, ``{"seat": s, "card": c}``,
-    that the seat to move may play (its bit in the legal mask), as the checked path plays
-    one after its checks: onto the history, then :meth:`Deal.push`.  It stops before the
-    deal's last card, which the checked path plays and the match scores, and returns the
-    index of the first action it leaves: the checked path reads that one and says why it
-    is refused, if it is."""
-    if deal.phase is not PLAY:
-        return j
-    played = 4 * len(deal.tricks) + len(deal.trick)
-    stop = min(len(actions), j + 31 - played)
-    cards, entry = _CARD_BY_NAME, HISTORY_ENTRY
-    history, push, legal_mask = deal.history, deal.push, deal.legal_card_mask
-    while j < stop:
-        raw = actions[j]
-        seat = deal.to_move
-        # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3 each);
-        # an equal seat that is not the same object takes the checked path, as any doubt does
-        if type(raw) is not dict or len(raw) != 2 or raw.get("seat") is not seat:
-            return j
-        name = raw.get("card")
-        card = cards.get(name) if type(name) is str else None
-        if card is None or not legal_mask() >> card & 1:
-            return j
-        history.append(entry[card][seat])
-        push(card)
-        j += 1
-    return j
-
-
-def _plain_action(raw: Any) -> Action | None:
-    """The engine action of ``{"seat": s, "card": c}`` or ``{"seat": s, "bid": b}`` with
-    valid values (nearly every record action), found with no more than dict lookups;
-    None for anything else, which :func:`read_action` reads with its full checks."""
-    if type(raw) is not dict or len(raw) != 2:
-        return None
-    seat = raw.get("seat")
-    if type(seat) is not int or not 0 <= seat <= 3:
-        return None
-    name = raw.get("card")
-    if name is not None:
-        return _CARD_BY_NAME.get(name) if type(name) is str else None
-    name = raw.get("bid")
-    return _BID_BY_NAME.get(name) if type(name) is str else None
+def _engine_actions(actions: list[Any]) -> tuple[list[tuple[int, Action]], list[int]]:
+    """The engine's ``(seat, action)`` (the history's entry) of each ``{"seat": s, "card":
+    c}`` or ``{"seat": s, "bid": b}`` with valid values, found with no more than dict and
+    tuple lookups; ``_UNREAD`` for any other, which :func:`read_action` reads, and where
+    those are."""
+    entries: list[tuple[int, Action]] = []
+    others: list[int] = []
+    add = entries.append
+    cards, bids = _CARD_ENTRIES, _BID_ENTRIES
+    for raw in actions:
+        try:
+            if type(raw) is dict and len(raw) == 2:
+                seat = raw["seat"]
+                entry = (cards.get(raw.get("card", "")) or bids[raw["bid"]])[seat]
+                # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one
+                # 0..3 each), nor -1 (which indexes seat 3)
+                if entry[0] is seat:
+                    add(entry)
+                    continue
+        except (KeyError, IndexError, TypeError):  # a key missing, a value no seat or name
+            pass
+        others.append(len(entries))
+        add(_UNREAD)
+    return entries, others
 
 
 def _read_deck(i: int, text: Any) -> list[int]:
@@ -224,7 +218,7 @@ def _read_deck(i: int, text: Any) -> list[int]:
         raise RecordError(i, 0, "deck must be a string of 32 cards")
     parts = text.split(" ")
     try:
-        deck = [_CARD_BY_NAME[part] for part in parts]
+        deck = list(map(_CARD_BY_NAME.__getitem__, parts))
     except KeyError:
         bad = next(part for part in parts if part not in _CARD_BY_NAME)
         raise RecordError(i, 0, f"deck: not a card: {bad!r}") from None

@@ -1,16 +1,18 @@
-"""Record replay's two paths agree (engine/record.py).
+"""Record replay's two paths agree (engine/record.py, ``Match.apply_actions``).
 
-A run of bare cards is played through ``Deal.push`` once each card's bit is found in the
-legal mask; every other action, the last card of a deal and any card that check refuses
-go through the checked ``Match.apply_action``.  Random matches of both variants with random
-flags replay to the same match both ways (the fast path switched off for the second), a
-corrupted record is refused at the same place for the same reason both ways, and the rules
-reference (tests/reference.py, the benchmark's baseline) reports what the engine reports.
+A run of bare cards is played by ``Deal.play_cards``, through ``Deal.push`` once each
+card's bit is found in the legal mask, the deal's last card included; every other action
+and any card that check refuses go through the checked ``Match.apply_action``.  Random
+matches of both variants with random flags replay to the same match both ways (the fast
+path switched off for the second), a corrupted record is refused at the same place for the
+same reason both ways, and the rules reference (tests/reference.py, the benchmark's
+baseline) reports what the engine reports.
 """
 
 from __future__ import annotations
 
 import copy
+import gc
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,8 +23,10 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from engine import record
+from engine.cards import card_list
+from engine.deal import Deal
 from engine.declarations import COMBOS
+from engine.errors import IllegalActionError
 from engine.match import Match
 from engine.options import Options
 from engine.record import RecordError, replay, replay_report, write_record
@@ -39,7 +43,7 @@ NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 @contextmanager
 def checked_only() -> Iterator[None]:
     """Replay with the fast path off: every action through ``Match.apply_action``."""
-    with mock.patch.object(record, "_play_cards", lambda deal, actions, j: j):
+    with mock.patch.object(Deal, "play_cards", lambda self, actions, start, stop: start):
         yield
 
 
@@ -185,8 +189,80 @@ def test_a_seat_equal_but_not_an_int_is_refused_both_ways(seat: Any, reason: str
 
 
 def test_an_illegal_last_card_is_refused_both_ways() -> None:
-    """The deal's last card always takes the checked path, which scores the deal."""
+    """The deal's last card, which ends and scores the deal, is checked as any other."""
     doc = example_record()
     last = doc["deals"][0]["actions"][-1]
     last["card"] = "AS"  # played by seat 2 in the tenth trick's place: not seat 3's
     assert both_ways(doc) == ("refused", 0, 36, "seat 3 does not hold AS")
+
+
+# --------------------------------------------------------------------- the engine's loop
+
+
+def apply_in_turn(match: Match, actions: list[tuple[int, int]]) -> int:
+    """``actions`` through ``apply_action`` one at a time: the index of the first refused."""
+    for j, (seat, action) in enumerate(actions):
+        try:
+            match.apply_action(action, seat)
+        except IllegalActionError:
+            return j
+    return len(actions)
+
+
+@settings(max_examples=30, deadline=None, phases=NO_SHRINK)
+@given(options=any_options(), seed=seeds, stop=st.one_of(st.none(), st.integers(0, 300)))
+def test_apply_actions_is_apply_action_in_turn(
+    options: Options, seed: int, stop: int | None
+) -> None:
+    """``Match.apply_actions``, the loop of every replay (records, and ``app.matchlog``'s
+    for recovery and the replay API), leaves the match that ``apply_action`` leaves action
+    by action, and stops where it refuses one: each deal's history as logged, then with
+    one action replaced by another at random (most often a card its seat was dealt, else
+    any seat and number, bools, floats and out-of-range ones among them), ten times
+    over."""
+    played = play_random_match(options, seed, max_actions=stop)
+    rng = random.Random(seed)
+    for attempt in range(11):
+        fast = Match(options, dealer=played.first_dealer, auto_deal=False)
+        slow = Match(options, dealer=played.first_dealer, auto_deal=False)
+        for deal in played.deals:
+            actions: list[tuple[Any, Any]] = list(deal.history)
+            if attempt and actions:
+                j = rng.randrange(len(actions))
+                seat = actions[j][0]
+                held = card_list(deal.dealt[seat]) if deal.dealt else [0]
+                actions[j] = rng.choice([
+                    (seat, rng.choice(held)),  # most often held, and not always legal
+                    (seat, rng.choice(held)),
+                    (rng.choice([0, 1, 2, 3, True, 4, -1]),
+                     rng.choice([rng.randrange(-1, 180), True, False, 1.0])),
+                ])
+            fast.start_deal(deal.deck)
+            slow.start_deal(deal.deck)
+            refused = fast.apply_actions(actions)
+            assert refused == apply_in_turn(slow, actions)
+            assert state(fast) == state(slow)
+            if refused < len(actions) or not fast.deal or not fast.deal.is_over:
+                break
+
+
+def test_the_collector_is_paused_for_a_replay_and_put_back_as_it_was() -> None:
+    """Replays run with the garbage collector off (they keep everything they build), and
+    leave it as they found it, even when the record is refused."""
+    seen: list[bool] = []
+
+    def apply_nothing(*_: Any) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    doc = example_record()
+    with mock.patch.object(Match, "apply_actions", side_effect=apply_nothing):
+        for was_on in (True, False):
+            gc.enable() if was_on else gc.disable()
+            try:
+                with pytest.raises(RecordError):
+                    replay(doc)  # the mock applies nothing, so the deal stops before its end
+            finally:
+                assert gc.isenabled() == was_on
+                gc.enable()
+    assert seen and not any(seen)
