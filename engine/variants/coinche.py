@@ -169,7 +169,8 @@ class Coinche(Options):
         if multiplier == 1 or self.overbid_after_coinche:
             above = 0  # the first bid of the level above the standing one
             if deal.bid >= 0:
-                above = POINT_BID + (deal.bid - POINT_BID) // 6 * 6 + 6
+                level = (deal.bid - POINT_BID) // len(STRAIN_NAMES)
+                above = POINT_BID + (level + 1) * len(STRAIN_NAMES)
             calls += self.bids[bisect_left(self.bids, above):]
         calls.append(PASS)
         if deal.bid >= 0:
