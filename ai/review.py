@@ -43,11 +43,12 @@ from engine.match import Match
 from engine.observation import Observation
 from engine.options import Options
 from engine.record import read_action, read_options, replay
-from engine.scoring import Tally, card_total
+from engine.scoring import Tally
 
 from .bidding import hard_call
-from .hard import Scorer, deal_lead, pairs_held
+from .hard import Scorer
 from .inference import infer, weighted_pick
+from .lead import deal_lead, pairs_held
 from .likelihood import PlayModel, likely_deal
 from .solver import Solver, split
 
@@ -378,7 +379,7 @@ class _Judge:
         solved = self.solved.get(key)
         if solved is None:
             raw = self.solver(m.deal, contract).value(list(hands), [], deal.leader)
-            solved = self.solved[key] = split(raw, card_total(contract))
+            solved = self.solved[key] = split(raw, self.options.card_total(contract))
         team0, valat = solved
         points = [0, 0]
         rules = self.options.declarations_in(contract)
@@ -392,9 +393,9 @@ class _Judge:
             points, _ = resolve(declared, trump, rules)
         belots = [0, 0]
         for seat, hand in enumerate(hands):
-            belots[seat & 1] += pairs_held(hand, contract, set())
+            belots[seat & 1] += pairs_held(hand, self.options.belot_cards[contract], set())
         tally = Tally(contract, deal.declarer, deal.multiplier,
-                      (team0, card_total(contract) - team0), (points[0], points[1]),
+                      (team0, self.options.card_total(contract) - team0), (points[0], points[1]),
                       (belots[0], belots[1]), valat)
         return deal_lead(tally, m.obs.pool, self.options, team)
 
