@@ -138,7 +138,8 @@ class Scorer:
         done = [0, 0]
         self.taken = 0  # bit t: team t has taken a trick
         for leader, cards in obs.tricks:
-            win_seat, _, points = trick_state(cards, leader, self.contract)
+            win_seat, _, points = trick_state(cards, leader, self.contract,
+                                              obs.options.points[self.contract])
             done[win_seat & 1] += points
             self.taken |= 1 << (win_seat & 1)
         self.done = done

@@ -57,17 +57,21 @@ STRAINS = 6
 # by (trump J, 9, A, 10, other trumps, side aces, side tens, side kings, voids,
 # singletons); no trumps by (aces, tens, kings, queens, longest suit); all trumps by
 # (jacks, nines, aces, tens, kings).  The intercept is an average partner's share.
-SUIT_WEIGHTS = (24.0, 16.0, 8.0, 5.0, 6.0, 11.0, 4.0, 1.0, 4.0, 1.0)
-SUIT_BASE = 28.0
+SUIT_WEIGHTS = (40.0, 20.2, 14.5, 15.0, 11.4, 14.8, 3.4, 0.8, 8.6, -6.7)
+SUIT_BASE = 36.5
 NT_WEIGHTS = (20.0, 8.0, 3.0, 1.0, 3.0)
 NT_BASE = 36.0
 AT_WEIGHTS = (16.0, 10.0, 4.0, 2.0, 1.0)
 AT_BASE = 40.0
 BELOTE = 20  # a belote counts toward the contract (COINCHE.md §6.1)
-NORMAL_MARGIN = 0  # normal bids the highest value its estimate reaches
+# normal bids the highest value its estimate passes by this much: a contract failed by a
+# point costs four times its value more than one just made, so the bid must be well
+# under the expected points to be worth it.
+NORMAL_MARGIN = 30
 # normal coinches when its hand is worth this much more than an average one in the
-# takers' strain: a bid assumes an average defence, and takes a little more than it says.
-COINCHE_EXCESS = 30
+# takers' strain: a bid assumes an average defence, and is NORMAL_MARGIN under the
+# takers' expectation.
+COINCHE_EXCESS = 50
 SURCOINCHE_MARGIN = 30  # ... and surcoinches when it beats the contract by this much
 EASY_TRUMPS = 3  # easy opens with the jack and this many trumps
 
@@ -90,8 +94,8 @@ class Standing:
 
 
 def is_point_auction(obs: Observation) -> bool:
-    """Whether the seat is to call in an auction of point bids (with only a pass open,
-    every policy passes anyway)."""
+    """Whether the seat is to call in an auction of point bids (read off its legal
+    calls: with a pass alone open, a forced call, :class:`ai.view.Level` makes it)."""
     return any(a >= POINT_BID for a in obs.legal_actions)
 
 
@@ -160,20 +164,20 @@ def average_points(strain: Contract) -> float:
     elif strain == ALL_TRUMPS:
         means = (1.0, 1.0, 1.0, 1.0, 1.0)
     else:
-        means = (0.25, 0.25, 0.25, 0.25, 1.0, 0.75, 0.75, 0.75, 0.3, 1.0)
+        means = (0.25, 0.25, 0.25, 0.25, 1.0, 0.75, 0.75, 0.75, 0.21, 0.79)
     return base + sum(w * m for w, m in zip(weights, means, strict=True))
 
 
 def team_estimate(obs: Observation, strain: Contract) -> float:
     """normal's estimate of its team's contract points in ``strain``: its hand's, or
-    where its partner bid the strain, the partner's value plus what its hand adds to an
-    average one."""
+    where its partner bid the strain, what the partner's bid says (its value and the
+    margin normal leaves) plus what its hand adds to an average one."""
     own = hand_points(obs.hand, strain, obs.options)
     partner = (obs.seat + 2) % 4
     shown = [point_value(a) for s, a in obs.auction
              if s == partner and POINT_BID <= a < POINT_BID_END and contract_of(a) == strain]
     if shown:
-        return max(own, max(shown) + own - average_points(strain))
+        return max(own, max(shown) + NORMAL_MARGIN + own - average_points(strain))
     return own
 
 
