@@ -166,7 +166,7 @@ class Coinche(Options):
         multiplier = deal.multiplier
         calls: list[Action] = []
         if multiplier == 1 or self.overbid_after_coinche:
-            above = deal.bid - deal.bid % 6 + 6 if deal.bid >= 0 else 0  # next level's first
+            above = deal.bid - (deal.bid - point_bid(0, 0)) % 6 + 6 if deal.bid >= 0 else 0
             calls += self.bids[bisect_left(self.bids, above):]
         calls.append(PASS)
         if deal.bid >= 0:
