@@ -95,7 +95,7 @@ def prior_worlds(obs: Observation, strains: list[Contract], solved: list[World],
             drawn = sample(knowledge, rng)
             drawn[obs.seat] = obs.hand
             hands = (drawn[0], drawn[1], drawn[2], drawn[3])
-        points = {}
+        points: dict[Contract, tuple[int, int | None]] = {}
         for k in strains:
             total = obs.options.card_total(k)
             ours = min(total, max(0, round(prior_points(obs, k) + z * PRIOR_SPREAD)))

@@ -204,7 +204,7 @@ def test_the_review_judges_point_bids_and_coinches() -> None:
         seat = match.current_player()
         assert seat is not None
         match.apply_action(bots[seat].choose(match.observation(seat)))
-    result = review(write_record(match), samples=2, kinds=("bid",))
+    result = review(write_record(match), samples=2, kinds=["bid"])
     assert result.decisions
     assert all(d.kind == "bid" for d in result.decisions)
     assert any(POINT_BID <= parse_action(c.action) < POINT_BID_END
