@@ -187,7 +187,7 @@ def test_hard_values_bids_coinche_and_pass_on_solved_deals(monkeypatch: pytest.M
     rng = random.Random(1)
     strong = auction(hands_with(0, "JH 9H AH TH KH AS AC AD"))
     value, strain = bid_of(point_search.hard_point_call(strong, rng, float("inf")))
-    assert strain == HEARTS and value >= 120
+    assert strain == HEARTS and value >= 100
     assert point_search.hard_point_call(auction(hands_with(0, WEAK)), rng,
                                         float("inf")) == PASS
     stop = auction(hands_with(2, "JS 9S AS TS AH AD 7C 8C"), "pass 160S")
