@@ -68,6 +68,9 @@ BELOTE = 20  # a belote counts toward the contract (COINCHE.md §6.1)
 # point costs four times its value more than one just made, so the bid must be well
 # under the expected points to be worth it.
 NORMAL_MARGIN = 30
+# What an opponent's bid is read to promise beyond its value (hard's prior): less than
+# normal's own margin, since other players bid closer to what they expect to make.
+OPPONENT_MARGIN = 10
 # normal coinches when its hand is worth this much more than an average one in the
 # takers' strain: a bid assumes an average defence, and is NORMAL_MARGIN under the
 # takers' expectation.
@@ -194,13 +197,13 @@ def team_estimate(obs: Observation, strain: Contract) -> float:
 
 def prior_points(obs: Observation, strain: Contract) -> float:
     """normal's estimate of its team's contract points in ``strain``, also where the
-    opponents bid it: then what their bid says (its value and normal's margin), less
-    what our hand holds beyond an average one."""
+    opponents bid it: then what their bid says (its value and :data:`OPPONENT_MARGIN`),
+    less what our hand holds beyond an average one."""
     now = standing(obs)
     if now.strain == strain and now.declarer is not None \
             and (now.declarer - obs.seat) & 1:
         beyond = hand_points(obs.hand, strain, obs.options) - average_points(strain)
-        return obs.options.card_total(strain) - (now.value + NORMAL_MARGIN - beyond)
+        return obs.options.card_total(strain) - (now.value + OPPONENT_MARGIN - beyond)
     return team_estimate(obs, strain)
 
 
