@@ -21,6 +21,7 @@ from engine.deal import trick_state
 from engine.declarations import COMBOS
 from engine.scoring import DealResult, MatchProgress, after_deal
 
+from .contracts import result_fields
 from .db.schemas import SeatOut
 from .matchlog import Seat
 
@@ -64,6 +65,8 @@ class ResultOut(BaseModel):
     valat: int | None
     score: tuple[int, int]
     hanging: int
+    value: int | None = Field(default=None, description="Coinche: the bid's value (80..160, "
+                              "capot 250, générale 500); `contract` names the bid (`120H`).")
 
 
 class DealFrames(BaseModel):
@@ -132,7 +135,7 @@ def deal_frames(index: int, deal: Deal, result: DealResult, after: MatchProgress
         tricks=[trick_out(leader, cards, deal.contract) for leader, cards in deal.tricks],
         announcements=_announcements(deal),
         belots=belots,
-        result=ResultOut.model_validate(result.to_dict()),
+        result=ResultOut.model_validate(result_fields(result)),
         totals=after.totals,
         target=after.target,
     )
