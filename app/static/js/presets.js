@@ -28,12 +28,14 @@ function presetNote(sets) {
   return entries.map(([name, value]) => `${t(`flag.${name}`)}: ${valueText(name, value)}`).join(" · ");
 }
 
-/** Put a control of the form (named `opt-<flag>`) to `value`. */
+/** Put a control of the form (named `opt-<flag>`) to `value`, as if the player had: the
+ *  form's draft keeps it through a redraw. */
 function setControl(form, name, value) {
   const el = form.elements[`opt-${name}`];
   if (!el) return;
   if (el.type === "checkbox") el.checked = value;
   else el.value = String(value);
+  el.dispatchEvent(new Event("change", { bubbles: true }));
 }
 
 /** Wire the preset select of `rules` (the form's house-rules part), if the variant has

@@ -1,0 +1,141 @@
+"""Coinche in the browser (issue #31): a table created with a preset, whose form shows the
+flags it sets; the auction as a grid offering exactly the server's legal calls; the bid
+and its multiplier shown at the table; a whole deal played to the score sheet, which says
+made or failed and the scale the table scores by."""
+
+from __future__ import annotations
+
+import re
+
+import httpx2
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import OpenPage
+from tests.e2e.harness import PHONE
+from tests.e2e.ui import (
+    CARD,
+    Frames,
+    TableState,
+    act,
+    close_summary,
+    create_table,
+    fill_bots,
+    sign_in,
+    start,
+    table_state,
+    wait_for_something_to_do,
+)
+
+pytestmark = pytest.mark.e2e
+
+POINT_BID = re.compile(r"^(\d+|capot|generale)(C|D|H|S|SA|TA)$")
+MAX_TURNS = 200  # far more than one deal of the page's player
+
+
+def coinche_table(page: Page, **options: str) -> str:
+    """A Coinche table from the lobby, easy bots in the other seats, started."""
+    table_id = create_table(page, "Coinche", variant="coinche", **options)
+    fill_bots(page)
+    start(page)
+    return table_id
+
+
+def grid_calls(page: Page) -> list[str]:
+    return page.locator("[data-testid=coinche-auction] button[data-action]").evaluate_all(
+        "buttons => buttons.map(b => b.dataset.action)")
+
+
+def play_first_deal(page: Page, frames: Frames, bid: str) -> list[TableState]:
+    """Bid ``bid`` at the page's first call if it may (else the lowest bid it may, or pass),
+    then pass; play the first legal card; until the first deal is over.  At each call the
+    grid must offer exactly the server's legal calls.  The page's turns, in order."""
+    first, turns = table_state(page).deal, []
+    for _ in range(MAX_TURNS):
+        state = wait_for_something_to_do(page)
+        if state.deal != first or state.status == "over" or state.summary:
+            return turns
+        if not state.my_turn:
+            continue
+        turns.append(state)
+        if state.phase == "auction":
+            legal = frames.last_state()["view"]["legal_actions"]
+            assert sorted(grid_calls(page)) == sorted(legal)
+            bids = [call for call in legal if POINT_BID.match(call)]
+            mine = [t for t in turns[:-1] if t.phase == "auction"]
+            action = (bid if bid in bids else bids[0]) if bids and not mine else "pass"
+            act(page, state, action)
+        else:
+            act(page, state, next(card for card in state.legal if CARD.match(card)))
+    raise AssertionError(f"the deal did not end: {table_state(page)}")
+
+
+def test_a_coinche_table_takes_a_preset_and_shows_the_flags_it_sets(page: Page,
+                                                                   rest: httpx2.Client) -> None:
+    sign_in(page, "Ana")
+    form = page.locator("#create-table")
+    form.locator("select[name=variant]").select_option("coinche")
+    form.locator("details.house-rules > summary").click()
+    preset = form.locator("select[name=opt-preset]")
+    note = form.locator("[data-testid=preset-note]")
+    expect(note).to_have_text("The standard rules, nothing changed.")
+    preset.select_option("ffb_contree")
+    expect(note).to_contain_text("Points to win: 2000")
+    expect(note).to_contain_text("Belote of a failed contract: goes to the defence")
+    expect(form.locator("[name=opt-target_score]")).to_have_value("2000")
+    expect(form.locator("[name=opt-belote_on_failure]")).to_have_value("to_winner")
+    table_id = create_table(page, "Contrée", variant="coinche", target_score="1500",
+                            coinche_timing="any_time")
+    options = rest.get(f"/api/tables/{table_id}").json()["options"]
+    assert options["preset"] == "ffb_contree" and options["target_score"] == 1500
+    assert options["coinche_timing"] == "any_time"
+    assert options["belote_on_failure"] == "to_winner"  # the preset's, kept
+
+
+def test_the_auction_by_grid_and_a_deal_to_the_score_sheet(open_page: OpenPage,
+                                                           rest: httpx2.Client) -> None:
+    page = open_page()
+    frames = Frames.record(page)
+    sign_in(page, "Ana")
+    table_id = coinche_table(page)
+    turns = play_first_deal(page, frames, "80H")
+    assert {"auction", "play"} <= {turn.phase for turn in turns}
+
+    deal = rest.get(f"/api/matches/{table_id}").json()["deals"][0]
+    assert deal["outcome"] in ("made", "failed") and POINT_BID.match(deal["contract"])
+    assert deal["value"] == int(re.sub(r"\D", "", deal["contract"]) or 0) or \
+        deal["value"] in (250, 500)
+    sheet = page.locator("#score-sheet")
+    if not sheet.evaluate("dialog => dialog.open"):
+        page.locator("[data-testid=open-scores]").click()
+    row = sheet.locator("tr[data-deal='0']")
+    expect(row).to_contain_text("We made it" if deal["outcome"] == "made" and deal["bidder"] % 2 == 0
+                                else "They made it" if deal["outcome"] == "made"
+                                else "We failed" if deal["bidder"] % 2 == 0 else "They failed")
+    expect(sheet.locator("[data-testid=score-scale]")).to_contain_text(
+        "Scoring: points made + bid")
+    close_summary(page)
+    expect(page.locator("#contract")).to_be_visible()
+
+
+def test_the_bid_and_its_coinche_stay_in_sight_on_a_phone(open_page: OpenPage) -> None:
+    page = open_page(PHONE)
+    frames = Frames.record(page)
+    sign_in(page, "Ana")
+    coinche_table(page)
+    for _ in range(MAX_TURNS):
+        state = wait_for_something_to_do(page)
+        if state.my_turn and state.phase == "auction":
+            break
+        if state.summary:
+            close_summary(page)
+    legal = frames.last_state()["view"]["legal_actions"]
+    bids = [call for call in legal if POINT_BID.match(call)]
+    grid = page.locator(".coinche-grid")
+    if bids:
+        expect(grid).to_be_in_viewport()
+        act(page, state, bids[0])
+        expect(page.locator("#contract")).to_have_attribute("data-contract", bids[0])
+        expect(page.locator("#contract")).to_be_in_viewport()
+    assert page.evaluate("() => document.documentElement.scrollWidth"
+                         " <= document.documentElement.clientWidth")
