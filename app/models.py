@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ai import Level
-from engine.variants import Variant
+from engine.variants import DEFAULT_VARIANT, Variant
 
 from . import ratings
 from .accounts.passwords import check_password
@@ -64,7 +64,7 @@ class Me(BaseModel):
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Name
-    variant: Variant = Variant.BULGARIAN
+    variant: Variant = DEFAULT_VARIANT
     options: dict[Annotated[str, Field(max_length=64)], FlagValue] = Field(
         default_factory=dict,
         max_length=32,

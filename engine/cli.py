@@ -12,8 +12,8 @@ from .actions import action_name, is_call
 from .match import Match
 from .options import Options
 from .record import RecordError, legal_report, replay, replay_report
-from .summary import score_summary
-from .variants import VARIANTS, Variant
+from .summary import summary_report
+from .variants import DEFAULT_VARIANT, VARIANTS
 
 
 def _load(path: str) -> Any:
@@ -44,10 +44,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     try:
-        result = score_summary(_load(args.file))
+        report = summary_report(_load(args.file))
     except (OSError, ValueError) as e:
         return _fail("", str(e))
-    print(json.dumps(result.to_dict(), indent=2))
+    print(json.dumps(report, indent=2))
     return 0
 
 
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file", help="the summary, or - for standard input")
     p.set_defaults(run=cmd_score)
     p = sub.add_parser("demo", help="four random players play a match")
-    p.add_argument("--variant", choices=list(VARIANTS), default=Variant.BULGARIAN)
+    p.add_argument("--variant", choices=list(VARIANTS), default=DEFAULT_VARIANT)
     p.add_argument("--seed", type=int, default=None)
     p.set_defaults(run=cmd_demo)
     args = parser.parse_args(argv)

@@ -11,12 +11,26 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from . import errors
-from .actions import ANNOUNCE, BELOT, BID, DOUBLE, END, PASS, REDOUBLE, Action, action_name
+from .actions import (
+    ANNOUNCE,
+    BELOT,
+    BID,
+    COINCHE,
+    DOUBLE,
+    END,
+    PASS,
+    POINT_BID,
+    REDOUBLE,
+    SURCOINCHE,
+    Action,
+    action_name,
+    is_call,
+    point_value,
+)
 from .cards import (
     ALL_TRUMPS,
     BEATS,
     BIT,
-    KING,
     NO_TRUMPS,
     POINTS,
     QUEEN,
@@ -45,24 +59,29 @@ class Phase(StrEnum):
 
 AUCTION, PLAY, OVER = Phase.AUCTION, Phase.PLAY, Phase.OVER  # the hot paths' short names
 _QUEENS = RANK_MASK[QUEEN]
-_KQ = _QUEENS | RANK_MASK[KING]
-_BELOT_CARDS = tuple(_KQ & (SUIT_MASK[k] if k < NO_TRUMPS else 0) for k in range(4)) + (0, _KQ)
 _NO_CONTRACT = -1
 _ALL_CARDS = list(range(32))
 # ``HISTORY_ENTRY[action][seat]`` is the history's ``(seat, action)``, made once: appending
 # to a history allocates nothing, so a replay, which keeps every action it applies, sets
 # the garbage collector off far less often.
-HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4)) for action in range(END))
+HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4))
+                      for action in range(SURCOINCHE + 1))
 
 
-def trick_state(trick: Sequence[Card], leader: int, contract: Contract) -> tuple[int, int, int]:
+def trick_state(
+    trick: Sequence[Card], leader: int, contract: Contract,
+    values: Sequence[int] | None = None,
+) -> tuple[int, int, int]:
     """(winning seat, winning card, card points) of a trick so far (RULES §1.6);
-    (-1, -1, 0) while it is empty."""
+    (-1, -1, 0) while it is empty.  ``values``: the cards' points in the contract where
+    the variant values them its own way (``options.points[contract]``)."""
+    beats = BEATS[contract]
+    value = POINTS[contract] if values is None else values
     win_seat, win_card, points = -1, -1, 0
     for i, card in enumerate(trick):
-        if i == 0 or BIT[card] & BEATS[contract][win_card]:
+        if i == 0 or BIT[card] & beats[win_card]:
             win_seat, win_card = (leader + i) % 4, card
-        points += POINTS[contract][card]
+        points += value[card]
     return win_seat, win_card, points
 
 
@@ -81,7 +100,7 @@ def legal_cards(
     follow = hand & SUIT_MASK[led]
     if follow:
         if contract == ALL_TRUMPS or led == contract:
-            return follow & BEATS[contract][win_card] or follow
+            return follow & options.beats[contract][win_card] or follow
         return follow
     trumps = hand & RUFFS[contract]
     if not trumps:
@@ -90,9 +109,9 @@ def legal_cards(
     if partner_winning:
         if not ruffed or not options.no_undertrump_partner:
             return hand
-        return (hand & ~trumps) | (trumps & BEATS[contract][win_card]) or hand
+        return (hand & ~trumps) | (trumps & options.beats[contract][win_card]) or hand
     if ruffed:
-        over = trumps & BEATS[contract][win_card]
+        over = trumps & options.beats[contract][win_card]
         if over:
             return over
         return trumps if options.must_undertrump else hand
@@ -104,6 +123,8 @@ class Deal:
 
     __slots__ = (
         "_beats",
+        "_belot_cards",
+        "_belot_follows",
         "_decl",
         "_legal",
         "_open",
@@ -112,6 +133,7 @@ class Deal:
         "announced",
         "announcements",
         "belots",
+        "bid",
         "contract",
         "dealer",
         "dealt",
@@ -143,11 +165,12 @@ class Deal:
         self.dealer = dealer
         self.deck = tuple(deck)
         self.hands = [0, 0, 0, 0]
-        self._deal_packets(0, options.packets_before)
+        self._deal_packets(0, options.deal_shape()[0])
         self.dealt: list[Mask] = []  # the eight-card hands, once complete
         self.phase = AUCTION
         self.to_move = (dealer + 1) % 4
         self.contract = _NO_CONTRACT
+        self.bid: Action = -1  # the point bid that stands (coinche), -1 while none
         self.declarer = -1
         self.multiplier = 1
         self.passes = 0
@@ -169,6 +192,8 @@ class Deal:
         self._legal = 0  # legal_card_mask() of this position, -1 until computed
         self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
         self._points: tuple[int, ...] = ()
+        self._belot_cards = 0  # the cards that may form a belot in the contract
+        self._belot_follows = False  # whether a belot card must lead or follow suit
         # How declarations score in this deal, None while none may be made (RULES §6.1).
         self.declaration_rules: DeclarationRules | None = None
 
@@ -190,7 +215,8 @@ class Deal:
         """After the auction: the turned card to the taker, the last packets (the taker's
         one card short for it), then play starts with the eldest."""
         options = self.options
-        start, sizes = options.cards_before_auction, list(options.packets_after)
+        before, after = options.deal_shape()
+        start, sizes = sum(before), list(after)
         if self.turned is not None:
             self.hands[self.declarer] |= 1 << self.turned
             sizes[(self.declarer - self.dealer - 1) % 4] -= 1
@@ -198,8 +224,11 @@ class Deal:
         self._deal_packets(start, sizes)
         self.dealt = list(self.hands)
         self._legal = -1
-        self._beats = BEATS[self.contract]
-        self._points = POINTS[self.contract]
+        self._beats = options.beats[self.contract]
+        self._points = options.points[self.contract]
+        self._belot_cards = options.belot_cards[self.contract]
+        self._belot_follows = (self.contract == ALL_TRUMPS
+                               and options.belot_follows_in_all_trumps)
         self.declaration_rules = options.declarations_in(self.contract)
         self.phase = PLAY
         self.to_move = self.leader = (self.dealer + 1) % 4
@@ -235,12 +264,32 @@ class Deal:
         """The calls open to the player to move (auction phase only), sorted."""
         return self.options.legal_calls(self)
 
+    def out_of_turn(self) -> tuple[int, ...]:
+        """The seats besides the one to move that may act now: in Coinche with
+        ``coinche_timing = any_time``, the declarer's opponents who may coinche (their
+        one action, :data:`~engine.actions.COINCHE`); empty otherwise."""
+        if self.phase != AUCTION:
+            return ()
+        return self.options.out_of_turn(self)
+
+    def actors(self) -> tuple[int, ...]:
+        """Every seat that may act now: the one to move first; empty once over."""
+        if self.phase == OVER:
+            return ()
+        return (self.to_move, *self.out_of_turn())
+
+    def legal_actions_of(self, seat: int) -> list[Action]:
+        """The actions open to ``seat`` now, whether or not it is its turn."""
+        if seat == self.to_move:
+            return self.legal_actions()
+        return [COINCHE] if seat in self.out_of_turn() else []
+
     def legal_actions(self) -> list[Action]:
         """Every action open to the player to move, sorted; empty once the deal is over."""
         if self.phase == PLAY:
             mask = self.legal_card_mask()
             actions = card_list(mask)
-            if self.hands[self.to_move] & _BELOT_CARDS[self.contract]:
+            if self.hands[self.to_move] & self._belot_cards:
                 belot = self._belot_mask() & mask
                 if belot:
                     actions += [BELOT + c for c in card_list(belot)]
@@ -253,11 +302,12 @@ class Deal:
 
     def _belot_mask(self) -> Mask:
         """The cards the mover may play announcing belot (RULES §6.5): the first of a K-Q
-        pair of a trump suit; in all trumps only when leading or following suit."""
-        held = self.hands[self.to_move] & _BELOT_CARDS[self.contract]
+        pair of a trump suit; in all trumps only when leading or following suit, where
+        the variant says so."""
+        held = self.hands[self.to_move] & self._belot_cards
         queens = held & (held >> 1) & _QUEENS  # queens whose king is also held
         cards = queens | queens << 1
-        if self.contract == ALL_TRUMPS and self.trick:
+        if self._belot_follows and self.trick:
             cards &= SUIT_MASK[self.trick[0] >> 3]
         return cards
 
@@ -281,6 +331,9 @@ class Deal:
         mover = self.to_move
         phase = self.phase
         if seat is not None and seat != mover and phase != OVER:
+            if action == COINCHE and seat in self.out_of_turn():
+                self._call(action, seat)  # a coinche out of turn (COINCHE.md §4.3)
+                return
             raise errors.NotYourTurnError(f"seat {seat} may not act: it is seat {mover}'s turn")
         if phase == PLAY and type(action) is int and 0 <= action < BID:  # a card: the hot path
             card = action & 31
@@ -292,12 +345,13 @@ class Deal:
             self.history.append(HISTORY_ENTRY[action][mover])
             self.push(action)
             return
-        if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END):
+        if type(action) is not int or not (0 <= action <= REDOUBLE or ANNOUNCE <= action < END
+                                           or POINT_BID <= action <= SURCOINCHE):
             raise errors.UnknownActionError(f"not an action: {action!r}")
         if phase == AUCTION:
             if action not in self.options.legal_calls(self):
                 raise self._bad_call(action)
-            self._call(action)
+            self._call(action, mover)
         elif phase == OVER:
             raise errors.GameOverError("the deal is over")
         elif action >= ANNOUNCE:
@@ -315,7 +369,7 @@ class Deal:
                 f"seat {mover} cannot {_describe(action)} now: the cards are being played")
 
     def _bad_call(self, action: Action) -> errors.IllegalActionError:
-        if not BID <= action <= REDOUBLE:
+        if not is_call(action):
             return errors.WrongPhaseError(
                 f"seat {self.to_move} cannot {_describe(action)} now: the auction is on")
         legal = " ".join(action_name(a) for a in self.legal_calls())
@@ -334,7 +388,7 @@ class Deal:
             return errors.MustBeatError(
                 f"seat {mover} must beat {card_name(self.win_card)} (has {has})")
         if (1 << self.win_card) & RUFFS[self.contract] and legal & ~RUFFS[self.contract] == 0:
-            if legal & BEATS[self.contract][self.win_card]:
+            if legal & self.options.beats[self.contract][self.win_card]:
                 return errors.MustOvertrumpError(f"seat {mover} must over-trump (has {has})")
             return errors.MustTrumpError(f"seat {mover} must play a trump (has {has})")
         if (1 << card) & RUFFS[self.contract]:
@@ -345,15 +399,23 @@ class Deal:
 
     # ----------------------------------------------------------------- auction
 
-    def _call(self, action: Action) -> None:
-        seat = self.to_move
+    def _call(self, action: Action, seat: int) -> None:
+        """``seat``'s call: the seat to move's, or a coinche out of turn, after which the
+        turn passes to the coincher's left (COINCHE.md §4.3)."""
         self.history.append(HISTORY_ENTRY[action][seat])
         if action == PASS:
             self.passes += 1
-        elif action == DOUBLE:
+        elif action in (DOUBLE, COINCHE):
             self.multiplier, self.passes = 2, 0
         elif action == REDOUBLE:
             self.multiplier, self.passes = 4, 0
+        elif action == SURCOINCHE:  # ends the auction at once
+            self.multiplier = self.options.redouble_multiplier()
+            self._complete()
+            return
+        elif action >= POINT_BID:
+            self.bid, self.contract = action, (action - POINT_BID) % 6
+            self.declarer, self.multiplier, self.passes = seat, 1, 0
         else:
             self.contract, self.declarer, self.multiplier, self.passes = action - BID, seat, 1, 0
         self.to_move = (seat + 1) % 4
@@ -462,11 +524,17 @@ class Deal:
         trump = self.contract if self.contract < NO_TRUMPS else None
         return resolve(self.announcements, trump, rules)
 
+    @property
+    def value(self) -> int:
+        """The standing point bid's value (80..160, capot 250, générale 500); 0 without."""
+        return point_value(self.bid) if self.bid >= 0 else 0
+
     def tally(self) -> Tally:
         """The raw facts the scoring needs; only for a deal played to the end."""
         assert self.phase == OVER and self.contract != _NO_CONTRACT
         card_points, won = self._taken()
         valat = 0 if won[1] == 0 else 1 if won[0] == 0 else None
+        winners = [leader for leader, _ in self.tricks[1:]] + [self.leader]
         points, _ = self.scoring_declarations()
         belots = [0, 0]
         for seat, _suit in self.belots:
@@ -479,6 +547,8 @@ class Deal:
             declarations=(points[0], points[1]),
             belots=(belots[0], belots[1]),
             valat=valat,
+            value=self.value,
+            solo=winners.count(self.declarer) == 8,
         )
 
     def gathered(self) -> list[Card]:
@@ -497,6 +567,6 @@ class Deal:
 
 def _describe(action: Action) -> str:
     name = action_name(action)
-    if BID <= action <= REDOUBLE:
+    if is_call(action):
         return "call " + name
     return name if name.startswith("announce") else "play " + name

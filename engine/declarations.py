@@ -226,6 +226,15 @@ def _overall_key(combo: Combo, rules: DeclarationRules) -> Key:
     return combo.value(rules), 0, combo.length, combo.top
 
 
+def _top_key(combo: Combo, rules: DeclarationRules) -> Key:
+    """`single_by_top` (Coinche, COINCHE.md §6.2): value, then carré over run, then the
+    top card, whatever a run's length."""
+    return combo.value(rules), int(combo.is_carre), combo.top
+
+
+_SINGLE_KEYS = {"single": _overall_key, "single_by_top": _top_key}
+
+
 def resolve(
     announced: Sequence[Announcement], trump: int | None, rules: DeclarationRules
 ) -> tuple[list[int], list[list[int]]]:
@@ -236,8 +245,8 @@ def resolve(
     """
     if not announced:
         return [0, 0], [[], []]
-    if rules.declaration_resolution == "single":
-        key, categories = _overall_key, [list(announced)]
+    if rules.declaration_resolution in _SINGLE_KEYS:
+        key, categories = _SINGLE_KEYS[rules.declaration_resolution], [list(announced)]
     else:
         key = _sequence_key
         categories = [

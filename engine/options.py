@@ -15,7 +15,8 @@ from abc import ABC, abstractmethod
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .scoring import REDEAL, MatchProgress
+from .cards import BEATS, CONTRACT_NAMES, KING, POINTS, QUEEN, RANK_MASK, SUIT_MASK, Mask
+from .scoring import LAST_TRICK, REDEAL, MatchProgress
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from .deal import Deal
     from .declarations import DeclarationRules
     from .scoring import DealResult, Tally
+
+_KQ = RANK_MASK[KING] | RANK_MASK[QUEEN]
+# The cards that may form a belot, per contract: K and Q of the trump suit, of every
+# suit in all trumps, none in no trumps.
+BELOT_CARDS: tuple[Mask, ...] = (*(_KQ & SUIT_MASK[k] for k in range(4)), 0, _KQ)
 
 TARGET_FACTOR = 10  # a room's target is at most ten times the variant's usual one
 
@@ -61,6 +67,13 @@ class Options(ABC):
     declaration_contracts: ClassVar[frozenset[Contract]] = frozenset()
     # Card points a point of the score stands for: the bots' and the review's one unit.
     card_scale: ClassVar[int]
+    # How records and views name the contracts 0..5 (coinche: SA and TA for NT and AT).
+    strain_names: ClassVar[tuple[str, ...]] = CONTRACT_NAMES
+    # Whether a belot in all trumps must be led or follow suit (RULES §6.5).
+    belot_follows_in_all_trumps: ClassVar[bool] = True
+    # Named sets of flags (COINCHE.md §9.2): a ``preset`` flag picks one, given flags
+    # override it.  None for a variant without presets.
+    presets: ClassVar[dict[str, dict[str, Any]] | None] = None
 
     table_direction: str = flag("counterclockwise", "clockwise")
     reshuffle_each_deal: bool = flag(True, False)
@@ -70,20 +83,38 @@ class Options(ABC):
     # cannot over-trump the opponents' ruff must still trump.
     no_undertrump_partner: bool = _derived()
     must_undertrump: bool = _derived()
+    # The card tables of the rules, per contract then card: the points of each card and
+    # the cards that beat it (engine.cards' tables unless the variant values cards its
+    # own way), and the cards that may form a belot.  Plain fields, for the hot paths.
+    points: tuple[tuple[int, ...], ...] = _derived()
+    beats: tuple[tuple[Mask, ...], ...] = _derived()
+    belot_cards: tuple[Mask, ...] = _derived()
 
     def __post_init__(self) -> None:
         partner, under = self.ruff_rule()
         object.__setattr__(self, "no_undertrump_partner", partner)
         object.__setattr__(self, "must_undertrump", under)
+        object.__setattr__(self, "points", self.point_table())
+        object.__setattr__(self, "beats", BEATS)
+        object.__setattr__(self, "belot_cards", self.belot_table())
 
     # ------------------------------------------------------------- flags
 
     @classmethod
-    def make(cls, variant: str = "bulgarian", **flags: Any) -> Options:
-        """The variant's defaults overridden by ``flags``; ValueError names a bad one."""
+    def make(cls, variant: str | None = None, **flags: Any) -> Options:
+        """The variant's defaults (then its ``preset``'s flags, where it has presets)
+        overridden by ``flags``; ValueError names a bad one.  ``Classic.make()`` makes
+        classic rules; ``Options.make()`` Bulgarian ones."""
         from .variants import VARIANTS, find_variant  # the variants import this module
 
-        rules = find_variant(variant)
+        if variant is None:
+            rules = cls if cls is not Options else find_variant("bulgarian")
+        else:
+            rules = find_variant(variant)
+            if cls is not Options and rules is not cls:
+                raise ValueError(f"{cls.__name__}.make() makes {cls.variant} rules, "
+                                 f"not {variant!r}")
+        variant = rules.variant
         table = rules.flag_table()
         for name, value in flags.items():
             if name not in table:
@@ -99,6 +130,9 @@ class Options(ABC):
             elif value not in allowed or type(value) is not type(default):
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"option {name!r} must be one of {choices}, not {value!r}")
+        if rules.presets is not None:
+            preset = flags.get("preset", table["preset"][0])
+            flags = rules.presets[preset] | flags
         return rules(**flags)
 
     @classmethod
@@ -113,10 +147,15 @@ class Options(ABC):
         return TARGET_FACTOR * int(cls.flag_table()["target_score"][0])
 
     def changed(self) -> dict[str, Any]:
-        """The flags that differ from the variant's defaults (what a record stores)."""
+        """The flags that differ from the variant's defaults (what a record stores).
+        With a preset: its name, and every flag that differs from the defaults or from
+        the preset, so that reading them back, preset first, gives these rules."""
         table = self.flag_table()
+        preset: dict[str, Any] = {}
+        if self.presets is not None:
+            preset = self.presets[self.applicable()["preset"]]
         return {name: value for name, value in self.applicable().items()
-                if value != table[name][0]}
+                if value != table[name][0] or (name in preset and value != preset[name])}
 
     def applicable(self) -> dict[str, Any]:
         """Every flag of this variant, with its value."""
@@ -124,10 +163,53 @@ class Options(ABC):
 
     # ------------------------------------------------------------- rules
 
+    def deal_shape(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The packets dealt before and after the auction (RULES §3.2)."""
+        return self.packets_before, self.packets_after
+
     @property
     def cards_before_auction(self) -> int:
         """Where the deck stands when the auction starts: the turned card's place."""
-        return sum(self.packets_before)
+        return sum(self.deal_shape()[0])
+
+    def point_table(self) -> tuple[tuple[int, ...], ...]:
+        """Each card's points per contract (RULES §1.4)."""
+        return POINTS
+
+    def belot_table(self) -> tuple[Mask, ...]:
+        """The cards that may form a belot, per contract."""
+        return BELOT_CARDS
+
+    def card_total(self, contract: Contract) -> int:
+        """A deal's card points, the last trick's 10 included: 162 in a suit."""
+        return sum(self.points[contract]) + LAST_TRICK
+
+    def card_points(self, tally: Tally) -> tuple[int, int]:
+        """The card points a deal's report shows: the tally's, unless the variant gives
+        the last trick more on a valat (coinche's capot, COINCHE.md §7.1)."""
+        return tally.card_points
+
+    def redouble_multiplier(self) -> int:
+        """The multiplier a redouble (or surcoinche) sets."""
+        return self.multipliers[-1]
+
+    def out_of_turn(self, deal: Deal) -> tuple[int, ...]:
+        """The seats other than the one to move that may act now (Coinche's coinche
+        ``any_time``); they may only coinche.  None in most variants."""
+        return ()
+
+    def deal_report(self, result: DealResult,
+                    totals: tuple[int, int] | None = None) -> dict[str, object]:
+        """A deal's result as a replay reports it (RECORD.md); ``totals``, the match's
+        after it, only where the variant's report shows them."""
+        return result.to_dict()
+
+    def read_summary(self, doc: dict[str, Any]) -> DealResult:
+        """A deal's result from its summary (``python -m engine score``): ValueError
+        says why the summary cannot come from a real deal."""
+        from .summary import trick_summary  # the summary reads options: late import
+
+        return trick_summary(self, doc)
 
     def ruff_rule(self) -> tuple[bool, bool]:
         """(no_undertrump_partner, must_undertrump): a partner's ruff may be under-trumped

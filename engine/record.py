@@ -9,8 +9,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .actions import ANNOUNCE, BELOT, BID, Action, action_name, is_announce, is_play, parse_action
-from .cards import CONTRACT_NAMES, RANKS, SUITS, card_name, parse_card
+from .actions import (
+    ANNOUNCE,
+    BELOT,
+    BID,
+    SURCOINCHE,
+    Action,
+    action_name,
+    call_order,
+    is_announce,
+    is_call,
+    is_play,
+)
+from .cards import RANKS, SUITS, card_name, parse_card
 from .deal import HISTORY_ENTRY, PLAY, Deal, Phase
 from .declarations import COMBOS, parse_combo
 from .errors import IllegalActionError
@@ -23,11 +34,10 @@ FORMAT = "belote-record/1"
 _DEAL_KEYS = {"dealer", "deck", "actions"}
 _CARD_KEYS = {"seat", "card", "announce", "belot"}
 _BID_KEYS = {"seat", "bid"}
-_BID_ORDER = list(CONTRACT_NAMES) + ["pass", "double", "redouble"]
 # Names looked up, not parsed: nearly every record action is a bare card or bid.
 _CARD_BY_NAME = {r + s: suit * 8 + rank for suit, s in enumerate(SUITS)
                  for rank, r in enumerate(RANKS)}
-_BID_BY_NAME = {name: parse_action(name) for name in _BID_ORDER}
+_BID_BY_NAME = {action_name(a): a for a in range(BID, SURCOINCHE + 1) if is_call(a)}
 
 
 class RecordError(ValueError):
@@ -235,9 +245,9 @@ def read_action(raw: Any) -> list[Action]:
         if unknown := set(raw) - _BID_KEYS:
             raise ValueError(f"unknown key {sorted(unknown)[0]!r} in a bid")
         bid = raw["bid"]
-        if bid not in _BID_ORDER:
+        if not isinstance(bid, str) or bid not in _BID_BY_NAME:
             raise ValueError(f"unknown bid {bid!r}")
-        return [parse_action(bid)]
+        return [_BID_BY_NAME[bid]]
     if "card" not in raw:
         raise ValueError("an action needs a bid or a card")
     if unknown := set(raw) - _CARD_KEYS:
@@ -269,35 +279,34 @@ def deal_results(match: Match) -> list[DealResult]:
             contract=deal.contract if bid else None,
             bidder=deal.declarer if bid else None,
             multiplier=deal.multiplier if bid else None,
+            value=deal.value or None if bid else None,
         ))
     return results
 
 
 def replay_report(match: Match) -> dict[str, Any]:
-    return {
-        "deals": [r.to_dict() for r in deal_results(match)],
-        "totals": list(match.totals),
-        "winner": match.winner,
-    }
+    """RECORD.md's replay output; the variant writes each deal's object (with the
+    totals after it, in coinche: COINCHE.md §10.3)."""
+    deals, totals = [], (0, 0)
+    for result in deal_results(match):
+        totals = (totals[0] + result.score[0], totals[1] + result.score[1])
+        deals.append(match.options.deal_report(result, totals))
+    return {"deals": deals, "totals": list(match.totals), "winner": match.winner}
 
 
 def legal_report(match: Match) -> dict[str, Any]:
-    """Who acts next and what that seat may do, announcements left out (RECORD.md)."""
+    """Who acts next and what that seat may do, announcements left out (RECORD.md);
+    in coinche, the seats that may coinche out of turn too (COINCHE.md §10.3)."""
     seat = match.current_player()
     if seat is None:
         return {"seat": None, "actions": []}
-    listed: list[dict[str, str]] = []
-    for action in match.legal_actions():
-        if action < BELOT:
-            listed.append({"card": card_name(action)})
-        elif BID <= action < ANNOUNCE:
-            listed.append({"bid": action_name(action)})
-    listed.sort(key=_legal_sort_key)
-    return {"seat": seat, "actions": listed}
-
-
-def _legal_sort_key(entry: Mapping[str, str]) -> tuple[int, int]:
-    if "bid" in entry:
-        return 0, _BID_ORDER.index(entry["bid"])
-    return 1, parse_card(entry["card"])
+    actions = match.legal_actions()
+    calls = sorted((a for a in actions if is_call(a)), key=call_order)
+    listed = [{"bid": action_name(a)} for a in calls]
+    listed += [{"card": card_name(a)} for a in sorted(a for a in actions if a < BELOT)]
+    report: dict[str, Any] = {"seat": seat, "actions": listed}
+    assert match.deal is not None
+    if out_of_turn := match.deal.out_of_turn():
+        report["coinche_out_of_turn"] = sorted(out_of_turn)
+    return report
 

@@ -36,6 +36,7 @@ class DealResult:
     valat: int | None = None
     score: tuple[int, int] = (0, 0)
     hanging: int = 0
+    value: int | None = None  # a point bid's value (coinche), else None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -79,6 +80,8 @@ class Tally:
     declarations: tuple[int, int]  # points of the declarations that scored
     belots: tuple[int, int]  # how many belots each team announced
     valat: int | None
+    value: int = 0  # the point bid's value (coinche: 80..160, 250, 500), else 0
+    solo: bool = False  # the declarer took every trick himself (coinche's générale)
 
 
 def score_deal(tally: Tally, carry_in: int, options: Options) -> DealResult:
@@ -89,12 +92,13 @@ def score_deal(tally: Tally, carry_in: int, options: Options) -> DealResult:
         contract=tally.contract,
         bidder=tally.bidder,
         multiplier=tally.multiplier,
-        card_points=tally.card_points,
+        card_points=options.card_points(tally),
         declarations=tally.declarations,
         belot=(20 * tally.belots[0], 20 * tally.belots[1]),
         valat=tally.valat,
         score=points,
         hanging=carry_out,
+        value=tally.value or None,
     )
 
 

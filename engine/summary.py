@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .cards import ALL_TRUMPS, CONTRACT_NAMES, NO_TRUMPS, POINTS, RANKS
+from .cards import ALL_TRUMPS, NO_TRUMPS, POINTS, RANKS
 from .declarations import CARRE_VALUE
 from .options import Options
 from .record import read_options
@@ -21,20 +21,31 @@ def score_summary(doc: Any) -> DealResult:
     """The per-deal result of a summary; ValueError says why a summary is impossible."""
     if not isinstance(doc, dict):
         raise ValueError("a summary is a JSON object")
+    return read_options(doc).read_summary(doc)
+
+
+def summary_report(doc: Any) -> dict[str, object]:
+    """What ``python -m engine score`` prints: the per-deal object of a replay."""
+    result = score_summary(doc)
+    assert isinstance(doc, dict)
+    return read_options(doc).deal_report(result)
+
+
+def trick_summary(options: Options, doc: dict[str, Any]) -> DealResult:
+    """A Bulgarian or classic summary's result (RECORD.md, "Scoring a deal by hand")."""
     if unknown := set(doc) - _KEYS:
         raise ValueError(f"unknown key {sorted(unknown)[0]!r}")
-    options = read_options(doc)
     name = doc.get("contract")
-    allowed = [CONTRACT_NAMES[k] for k in options.contracts]
+    allowed = [options.strain_names[k] for k in options.contracts]
     if name not in allowed:
         raise ValueError(f"contract must be one of {', '.join(allowed)}, not {name!r}")
-    contract = CONTRACT_NAMES.index(name)
+    contract = options.strain_names.index(name)
     bidder = _choice(doc, "bidder_team", (0, 1))
     multiplier = _choice(doc, "multiplier", options.multipliers, default=1)
     carry_in = doc.get("carry_in", 0)
     if type(carry_in) is not int or carry_in < 0:
         raise ValueError("carry_in must be a whole number of at least 0")
-    points = _pair(doc, "card_points")
+    points = pair(doc, "card_points")
     if sum(points) != card_total(contract):
         raise ValueError(f"card_points must add up to {card_total(contract)} in {name}")
     reachable = _REACHABLE[contract]
@@ -47,8 +58,8 @@ def score_summary(doc: Any) -> DealResult:
         if points[valat] != card_total(contract):
             raise ValueError(f"team {valat} took every trick, so it has all "
                              f"{card_total(contract)} card points")
-    declarations = _declarations(doc.get("declarations", [[], []]), contract, options)
-    belots = _pair(doc, "belot", default=[0, 0])
+    declarations = declaration_points(doc.get("declarations", [[], []]), contract, options)
+    belots = pair(doc, "belot", default=[0, 0])
     most = 4 if contract == ALL_TRUMPS else 0 if contract == NO_TRUMPS else 1
     if sum(belots) > most:
         raise ValueError(f"at most {most} belot{'s' * (most != 1)} in {name}")
@@ -67,7 +78,7 @@ def _choice(
     return value
 
 
-def _pair(doc: dict[str, Any], key: str, default: list[int] | None = None) -> list[int]:
+def pair(doc: dict[str, Any], key: str, default: list[int] | None = None) -> list[int]:
     value = doc.get(key, default)
     if (not isinstance(value, list) or len(value) != 2
             or any(type(v) is not int or v < 0 for v in value)):
@@ -97,7 +108,7 @@ def _reachable(contract: int) -> frozenset[int]:
 _REACHABLE = tuple(_reachable(k) for k in range(6))
 
 
-def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int]:
+def declaration_points(value: Any, contract: int, options: Options) -> tuple[int, int]:
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(team, list) for team in value)):
         raise ValueError("declarations must be two lists of combination names")
@@ -105,7 +116,8 @@ def _declarations(value: Any, contract: int, options: Options) -> tuple[int, int
     rules = options.declarations_in(contract)
     if rules is None:
         if names:
-            where = CONTRACT_NAMES[contract] if options.declaration_contracts else options.variant
+            where = (options.strain_names[contract] if options.declaration_contracts
+                     else options.variant)
             raise ValueError(f"no declarations score in {where}")
         return 0, 0
     for n in names:

@@ -1,6 +1,6 @@
 """Action numbers are a stored format (engine/actions.py, docs/storage.md): the numbers
-the action log holds today keep their meaning, and the ranges reserved for later kinds of
-action (Coinche's point bids) lie apart from them and from each other."""
+the action log holds keep their meaning, and the ranges of each kind of action (Coinche's
+point bids among them) lie apart from each other."""
 
 from __future__ import annotations
 
@@ -35,9 +35,9 @@ from engine.actions import (
 NUMBERING_SHA256 = "66783078c170a93b416b88bf198d963849b6cf1898527e9b799b1f6369a99a1f"
 
 
-def named_actions() -> list[str]:
+def named_actions(end: int = 1024) -> list[str]:
     out = []
-    for action in range(1024):
+    for action in range(end):
         try:
             out.append(f"{action} {action_name(action)}")
         except ValueError:
@@ -54,9 +54,22 @@ def test_the_stored_numbers_keep_their_meaning() -> None:
     for action, name in pinned.items():
         assert action_name(action) == name
         assert parse_action(name) == action
-    names = named_actions()
+    names = named_actions(POINT_BID)
     assert len(names) == END - ANNOUNCE + REDOUBLE + 1
     assert hashlib.sha256("\n".join(names).encode()).hexdigest() == NUMBERING_SHA256
+
+
+def test_point_bids_and_coinche_have_their_record_names() -> None:
+    """COINCHE.md §10.2's notation, one name a number, and nothing named past them."""
+    pinned = {256: "80C", 259: "80S", 260: "80SA", 261: "80TA", 262: "90C", 307: "160S", 309: "160TA",
+              310: "capotC", 315: "capotTA", 316: "generaleC", 321: "generaleTA",
+              322: "coinche", 323: "surcoinche"}
+    for action, name in pinned.items():
+        assert action_name(action) == name
+        assert parse_action(name) == action
+    coinche = named_actions()[len(named_actions(POINT_BID)):]
+    assert len(coinche) == SURCOINCHE + 1 - POINT_BID
+    assert all(is_call(int(line.split()[0])) for line in coinche)
 
 
 def test_the_ranges_are_in_order_and_apart() -> None:
@@ -78,10 +91,9 @@ def test_point_bids_fill_their_reserved_range_once() -> None:
             point_bid(*bad)
 
 
-@pytest.mark.parametrize("action", [73, 79, 170, 255, POINT_BID, POINT_BID_END - 1, COINCHE,
-                                    SURCOINCHE])
-def test_an_unassigned_or_reserved_number_is_no_action_yet(action: int) -> None:
-    """Nothing reads a number outside today's ranges as a card, call or announcement."""
+@pytest.mark.parametrize("action", [73, 79, 170, 255, SURCOINCHE + 1, 1023])
+def test_an_unassigned_number_is_no_action(action: int) -> None:
+    """Nothing reads a number outside the ranges as a card, call or announcement."""
     with pytest.raises(ValueError):
         action_name(action)
     assert not (is_play(action) or is_call(action) or is_announce(action))

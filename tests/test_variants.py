@@ -15,6 +15,7 @@ from ai.bot import make_bot
 from ai.solver import NATIVE, Solver
 from app.api.routes import server
 from engine import VARIANTS, Deal, Match, Options, Variant, find_variant, replay, write_record
+from engine.variants import Bulgarian, Classic
 from engine.actions import BID, PASS, Action, is_contract
 from engine.options import flag
 from engine.scoring import FAILED, MADE, Tally
@@ -60,14 +61,21 @@ def eight_cards(monkeypatch: pytest.MonkeyPatch) -> type[Options]:
 
 
 def test_the_registry_names_each_variant_once() -> None:
-    assert list(VARIANTS) == [v.value for v in Variant] == ["bulgarian", "classic"]
+    assert list(VARIANTS) == [v.value for v in Variant] == ["bulgarian", "classic", "coinche"]
+    assert [v.name for v in Variant] == ["BULGARIAN", "CLASSIC", "COINCHE"]
     for name, rules in VARIANTS.items():
         assert rules.variant == name
         assert find_variant(name) is rules
         assert type(Options.make(name)) is rules
-    for bad in ("coinche", None, ["classic"]):
+        assert type(rules.make()) is rules  # the class it is called on, not Bulgarian
+        assert rules.make(name) == Options.make(name)
+    for bad in ("belote", None, ["classic"]):
         with pytest.raises(ValueError, match="unknown variant"):
             find_variant(bad)
+    with pytest.raises(ValueError, match="makes classic rules"):
+        Classic.make("bulgarian")
+    assert type(Options.make()) is Bulgarian
+    assert Classic.make(litige="takers_fail").litige == "takers_fail"  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -78,7 +86,7 @@ def test_each_flag_has_its_default_among_its_values(name: str) -> None:
     for flag_name, (default, values) in table.items():
         assert default in values or (flag_name == "target_score" and not values), flag_name
     assert rules.max_target() == 10 * table["target_score"][0]
-    options = Options.make(name)
+    options = rules.make()
     assert options.changed() == {}
     assert options.applicable() == {f: default for f, (default, _) in table.items()}
 

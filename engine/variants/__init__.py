@@ -12,15 +12,15 @@ from typing import Any
 from ..options import Options
 from .bulgarian import Bulgarian
 from .classic import Classic
+from .coinche import Coinche
 
-VARIANTS: Mapping[str, type[Options]] = {rules.variant: rules for rules in (Bulgarian, Classic)}
+VARIANTS: Mapping[str, type[Options]] = {
+    rules.variant: rules for rules in (Bulgarian, Classic, Coinche)}
 
-
-# The registered names, for the API to validate against: one member a variant.  (No
-# docstring: the API's schema would show it.)
-class Variant(StrEnum):
-    BULGARIAN = Bulgarian.variant  # Bulgarian Belot (RULES.md)
-    CLASSIC = Classic.variant  # French Belote
+# The registered names, for the API to validate against: one member a variant, made from
+# VARIANTS so that registering a variant is all it takes (``Variant.COINCHE``).
+Variant = StrEnum("Variant", {name.upper(): name for name in VARIANTS})  # type: ignore[misc]
+DEFAULT_VARIANT: Variant = Variant(Bulgarian.variant)  # where a request names none
 
 
 def find_variant(name: Any) -> type[Options]:
@@ -30,4 +30,5 @@ def find_variant(name: Any) -> type[Options]:
     return VARIANTS[name]
 
 
-__all__ = ["VARIANTS", "Bulgarian", "Classic", "Variant", "find_variant"]
+__all__ = ["DEFAULT_VARIANT", "VARIANTS", "Bulgarian", "Classic", "Coinche", "Variant",
+           "find_variant"]

@@ -9,7 +9,7 @@ from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from ai import Level
-from engine.variants import Variant
+from engine.variants import DEFAULT_VARIANT, Variant
 
 from ...accounts.service import Caller
 from ...errors import ErrorCode
@@ -30,14 +30,14 @@ DEFAULT_WAIT, MAX_WAIT = 20.0, 300.0  # seconds before bots fill a queued player
 
 class QuickPlay(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    variant: Variant = Variant.BULGARIAN
+    variant: Variant = DEFAULT_VARIANT
     level: Level = Field(default=Level.NORMAL, description="The three bots' level.")
     rated: bool = Field(default=False, description="A rated match (accounts only).")
 
 
 class QueueJoin(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    variant: Variant = Variant.BULGARIAN
+    variant: Variant = DEFAULT_VARIANT
     wait_seconds: float = Field(
         default=DEFAULT_WAIT, ge=0, le=MAX_WAIT,
         description="How long to wait for other people before bots fill the empty seats.")

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from engine.variants import Variant
+from engine.variants import DEFAULT_VARIANT, Variant
 
 from ...db import players
 from ...db.schemas import MatchSummary, PlayerStats
@@ -71,7 +71,7 @@ class PlayerProfile(BaseModel):
 @router.get("/leaderboard")
 async def leaderboard(
     session: SessionDep,
-    variant: Variant = Variant.BULGARIAN,
+    variant: Variant = DEFAULT_VARIANT,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
 ) -> Leaderboard:

@@ -1,0 +1,93 @@
+"""A Coinche deal scored from its summary (``python -m engine score``, COINCHE.md §10.4),
+refusing what cannot come from a real deal."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ..actions import CAPOT_VALUE, GENERALE_VALUE, contract_of, parse_action, point_value
+from ..scoring import LAST_TRICK, DealResult, Tally, score_deal
+from ..summary import declaration_points, pair
+from .coinche import SA, TA
+
+if TYPE_CHECKING:
+    from .coinche import Coinche
+
+_KEYS = {"variant", "options", "contract", "bidder_team", "coinche", "card_points", "belot",
+         "declarations", "capot", "declarer_all_tricks"}
+_DEAL_POINTS = 162  # card points and dix de der of a deal no team took whole (§7.1)
+
+
+@cache
+def _reachable(values: tuple[int, ...]) -> frozenset[int]:
+    """Every card-point total some set of cards can hold, with these values."""
+    sums = 1
+    for value in values:
+        sums |= sums << value
+    return frozenset(v for v in range(sums.bit_length()) if sums >> v & 1)
+
+
+def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
+    """The per-deal result of a summary, its ``bidder`` None; ValueError says why the
+    summary is impossible."""
+    if unknown := set(doc) - _KEYS:
+        raise ValueError(f"unknown key {sorted(unknown)[0]!r}")
+    name = doc.get("contract")
+    try:
+        bid = parse_action(name) if isinstance(name, str) else -1
+    except ValueError:
+        bid = -1
+    if bid not in rules.bids:
+        raise ValueError(f"contract must be a bid these options allow (80C to "
+                         f"{'generale' if rules.generale else 'capot'}..), not {name!r}")
+    value, strain = point_value(bid), contract_of(bid)
+    bidder = doc.get("bidder_team")
+    if type(bidder) is not int or bidder not in (0, 1):
+        raise ValueError(f"bidder_team must be 0 or 1, not {bidder!r}")
+    level = doc.get("coinche", 0)
+    if type(level) is not int or level not in (0, 1, 2):
+        raise ValueError(f"coinche must be 0, 1 or 2, not {level!r}")
+    points = pair(doc, "card_points")
+    capot = doc.get("capot")
+    if capot is not None and (type(capot) is not int or capot not in (0, 1)):
+        raise ValueError(f"capot must be 0, 1 or null, not {capot!r}")
+    solo = doc.get("declarer_all_tricks", False)
+    if type(solo) is not bool:
+        raise ValueError("declarer_all_tricks must be true or false")
+    if solo and capot != bidder:
+        raise ValueError("the declarer took every trick, so his team is the capot team")
+    raw = _check_points(rules, points, capot, value, strain)
+    declarations = declaration_points(doc.get("declarations", [[], []]), strain, rules)
+    belots = pair(doc, "belot", default=[0, 0])
+    most = 0 if strain == SA or (strain == TA and rules.ta_belote == "none") \
+        else 4 if strain == TA else 1
+    if sum(belots) > most:
+        raise ValueError(f"at most {most} belote{'s' * (most != 1)} in "
+                         f"{rules.strain_names[strain]}")
+    multiplier = (1, 2, rules.surcoinche_multiplier)[level]
+    tally = Tally(strain, bidder, multiplier, raw, declarations, (belots[0], belots[1]),
+                  capot, value=value, solo=solo)
+    result = score_deal(tally, 0, rules)
+    return DealResult(**{**{f: getattr(result, f) for f in result.__slots__}, "bidder": None})
+
+
+def _check_points(rules: Coinche, points: list[int], capot: int | None, value: int,
+                  strain: int) -> tuple[int, int]:
+    """The card points with a dix de der of 10, as a deal's tally holds them."""
+    if capot is None:
+        reachable = _reachable(rules.points[strain])
+        if sum(points) != _DEAL_POINTS or not any(
+                points[last] - LAST_TRICK in reachable and points[1 - last] in reachable
+                for last in (0, 1)):
+            raise ValueError(f"no set of tricks gives card_points {points[0]} and "
+                             f"{points[1]}: they add up to 162 without a capot")
+        return points[0], points[1]
+    bonus = rules.unannounced_capot_bonus or value in (CAPOT_VALUE, GENERALE_VALUE)
+    whole = _DEAL_POINTS + (90 if bonus else 0)
+    if points[capot] != whole or points[1 - capot] != 0:
+        raise ValueError(f"team {capot} took every trick, so card_points are {whole} "
+                         f"for it and 0 for the other team")
+    raw = [0, 0]
+    raw[capot] = _DEAL_POINTS
+    return raw[0], raw[1]
