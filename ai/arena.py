@@ -7,9 +7,10 @@ ten, so that both variants count in card points), with no carry-in.  The last li
 with ``--json`` is one JSON object: deals, mean, ci95, elo, success, decision_ms.
 
 Besides the levels, the arena has ``pimc``: the plain perfect-information Monte-Carlo
-player the hard level must beat (issue #18), and, in classic, ``colver``: an outside
-engine's information-set tree search (:mod:`ai.sparring`).  Both bid as hard does, so that
-a duplicate deal between them and hard compares their card play.
+player the hard level must beat (issue #18), and ``colver``, an outside engine
+(:mod:`ai.sparring`): in classic its information-set tree search plays the cards; in
+coinche (under the ``colver`` preset) its own agent bids and plays.  ``pimc``, and colver
+in classic, bid as hard does, so that a duplicate deal against hard compares card play.
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ from .view import View
 PIMC = "pimc"
 COLVER = "colver"
 PLAYERS = (*LEVELS, PIMC, COLVER)
-# How colver plays: no compulsory under-trump, whoever ruffed (tests/test_ai_sparring.py)
-COLVER_RULES = {"undertrump_on_opponent_ruff": "optional", "partner_ruff_no_undertrump": False}
+# The rules colver plays, per variant it can sit at: in classic, no compulsory
+# under-trump, whoever ruffed (tests/test_ai_sparring.py); in coinche, its preset.
+COLVER_RULES: dict[str, dict[str, Any]] = {
+    "classic": {"undertrump_on_opponent_ruff": "optional", "partner_ruff_no_undertrump": False},
+    "coinche": {"preset": "colver"},
+}
 PIMC_WORLDS = 20
 
 
@@ -86,6 +91,14 @@ class Setup:
     b: str
     seed: int
     budget_s: float
+    preset: str | None = None  # a variant's named rules (coinche), else its defaults
+
+    def options(self) -> Options:
+        """The rules of the match: colver's wherever it sits, else the preset's."""
+        if COLVER in (self.a, self.b):
+            return Options.make(self.variant, **COLVER_RULES[self.variant])
+        return Options.make(self.variant, **({} if self.preset is None
+                                             else {"preset": self.preset}))
 
 
 @dataclass(slots=True)
@@ -106,8 +119,7 @@ def deck_of(seed: int, index: int) -> list[int]:
 
 def play_deal(setup: Setup, index: int) -> DealOutcome:
     """Both plays of deal ``index``: A sits at team 0 first, then at team 1."""
-    options = Options.make(setup.variant, **(COLVER_RULES if COLVER in (setup.a, setup.b)
-                                             else {}))
+    options = setup.options()
     scale = options.card_scale
     deck = deck_of(setup.seed, index)
     outcome = DealOutcome(0.0)
@@ -218,8 +230,9 @@ def summary(setup: Setup, outcomes: list[DealOutcome]) -> dict[str, Any]:
         decision_ms[level] = {"count": len(times), "p50": round(percentile(times, 50), 3),
                               "p99": round(percentile(times, 99), 3),
                               "max": round(times[-1], 3)}
-    return {"variant": setup.variant, "a": setup.a, "b": setup.b, "seed": setup.seed,
-            "budget_s": setup.budget_s, "deals": len(outcomes), "mean": round(mean, 3),
+    return {"variant": setup.variant, "preset": setup.preset, "a": setup.a, "b": setup.b,
+            "seed": setup.seed, "budget_s": setup.budget_s, "deals": len(outcomes),
+            "mean": round(mean, 3),
             "ci95": [round(low, 3), round(high, 3)], "success": success,
             "elo": elo([o.lead for o in outcomes]), "decision_ms": decision_ms}
 
@@ -238,15 +251,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S,
                         help="time cap per hard (pimc, colver) decision, seconds")
+    parser.add_argument("--preset", help="the variant's named rules (coinche's presets)")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--plot", help="write the running mean and its interval as SVG")
     args = parser.parse_args(argv)
-    if COLVER in (args.a, args.b):
-        try:
-            Options.make(args.variant, **COLVER_RULES)
-        except ValueError:  # a variant without colver's house rules
-            parser.error("colver plays classic card play only (--variant classic)")
-    setup = Setup(args.variant, args.a, args.b, args.seed, args.budget)
+    if COLVER in (args.a, args.b) and args.variant not in COLVER_RULES:
+        parser.error(f"colver plays {' and '.join(COLVER_RULES)} only")
+    setup = Setup(args.variant, args.a, args.b, args.seed, args.budget, args.preset)
+    try:
+        setup.options()
+    except ValueError as error:
+        parser.error(str(error))
     outcomes = run(setup, args.deals, args.jobs, progress=True)
     report = summary(setup, outcomes)
     low, high = report["ci95"]

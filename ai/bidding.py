@@ -184,12 +184,6 @@ def table_value(cards: Mask, contract: Contract, options: Options) -> float:
 
 
 SHRINK = 10  # deals' worth of weight the overall mean gets in every cell
-# hard bids when the table expects this many points per deal or more; each variant has its
-# own, beside its part of the table.  Classic's is lower: the table was simulated with
-# normal's card play, and under hard's a classic contract is worth more than it says
-# (measured with bench/auction.py, docs/bots.md).
-HARD_THRESHOLD = 8.0  # bulgarian
-HARD_THRESHOLD_CLASSIC = -8.0
 HARD_UNIT = 12.0  # points that play the part of normal's "trick" in the margins
 # The auction's context, which the table does not see (measured with bench/auction.py):
 # a pass leaves the opponents' contract to them, so hard overbids them on less; and
@@ -197,11 +191,28 @@ HARD_UNIT = 12.0  # points that play the part of normal's "trick" in the margins
 # contract worth more than nothing beats it.
 HARD_COMPETE = -32.0  # points added to the threshold to overbid the opponents
 HARD_LAST = -24.0  # points added to the threshold when a pass would end the deal unplayed
+HARD_SHIFT = 0.0  # added to every variant's threshold: what bench/auction.py --set tries
+
+
+@cache
+def load_thresholds() -> dict[str, float]:
+    """Each table variant's threshold, kept beside its cells in ``ai/bid_table.json``.
+
+    hard bids when the table expects that many points per deal or more.  Classic's is
+    lower: the table was simulated with normal's card play, and under hard's a classic
+    contract is worth more than it says (measured with bench/auction.py, docs/bots.md).
+    """
+    data = json.loads(TABLE_PATH.read_text())
+    return {variant: float(t) for variant, t in data["thresholds"].items()}
 
 
 def hard_threshold(options: Options) -> float:
-    """The variant's threshold, looked up when asked (bench/auction.py sets the constants)."""
-    return {"bulgarian": HARD_THRESHOLD, "classic": HARD_THRESHOLD_CLASSIC}[options.variant]
+    """The variant's threshold, from the bid table (a variant the table does not cover
+    has none: ValueError)."""
+    thresholds = load_thresholds()
+    if options.variant not in thresholds:
+        raise ValueError(f"ai/bid_table.json has no threshold for {options.variant}")
+    return thresholds[options.variant] + HARD_SHIFT
 
 
 def last_word(obs: Observation) -> bool:

@@ -19,9 +19,8 @@ from engine.actions import BID, PASS
 from engine.deal import Phase
 from engine.match import Match
 from engine.options import Options
-from engine.variants import VARIANTS
 
-from .bidding import TABLE_PATH, contract_kind, known_cards, table_key
+from .bidding import TABLE_PATH, contract_kind, known_cards, load_thresholds, table_key
 from .normal import NormalBot
 
 Sums = dict[str, list[float]]
@@ -80,7 +79,7 @@ def main() -> None:
     args = parser.parse_args()
     chunks = 20
     tasks = [(variant, args.seed * 1000 + i, args.deals // chunks)
-             for variant in VARIANTS for i in range(chunks)]
+             for variant in load_thresholds() for i in range(chunks)]
     total: Sums = defaultdict(lambda: [0.0, 0])
     with Pool(args.jobs) as pool:
         for sums in pool.imap(simulate, tasks):
@@ -95,9 +94,12 @@ def main() -> None:
 
 
 def write_table(command: str, table: dict[str, list[float]]) -> None:
-    """One cell per line, so that a rebuild's diff shows which cells moved."""
+    """One cell per line, so that a rebuild's diff shows which cells moved; the
+    thresholds (measured on the table's bids, bench/auction.py) are kept."""
     cells = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in table.items())
-    TABLE_PATH.write_text(f'{{"command": {json.dumps(command)},\n"table": {{\n{cells}\n}}}}\n')
+    thresholds = json.dumps(load_thresholds())
+    TABLE_PATH.write_text(f'{{"command": {json.dumps(command)},\n"thresholds": {thresholds},'
+                          f'\n"table": {{\n{cells}\n}}}}\n')
 
 
 if __name__ == "__main__":

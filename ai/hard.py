@@ -21,14 +21,12 @@ import time
 
 from engine.actions import Action
 from engine.cards import (
-    ALL_TRUMPS,
     KING,
     NO_TRUMPS,
     POINTS,
     QUEEN,
     RANK_MASK,
     STRENGTH,
-    SUIT_MASK,
     Card,
     Mask,
     cards_of,
@@ -36,13 +34,15 @@ from engine.cards import (
 from engine.deal import trick_state
 from engine.declarations import RUN_KINDS, DeclarationKind, combo_id, resolve
 from engine.observation import Observation
-from engine.options import Options
-from engine.scoring import Tally, card_total, score_deal
+from engine.scoring import Tally
 
 from .bidding import hard_call
 from .inference import Knowledge, infer
+from .lead import deal_lead, pairs_held
 from .likelihood import PlayModel, likely_deal
 from .normal import normal_card
+from .point_search import hard_point_call
+from .points import is_point_auction, standing
 from .solver import NATIVE, SearchTimeout, Solver, split
 from .view import Level, View
 
@@ -70,6 +70,9 @@ class HardBot(Level):
         self.budget_s = budget_s
 
     def call(self, observation: Observation) -> Action:
+        if is_point_auction(observation):
+            deadline = time.perf_counter() + self.budget_s * SAFETY
+            return hard_point_call(observation, self.rng, deadline)
         return hard_call(observation)
 
     def card(self, obs: Observation, view: View) -> Card:
@@ -135,11 +138,14 @@ class Scorer:
         done = [0, 0]
         self.taken = 0  # bit t: team t has taken a trick
         for leader, cards in obs.tricks:
-            win_seat, _, points = trick_state(cards, leader, self.contract)
+            win_seat, _, points = trick_state(cards, leader, self.contract,
+                                              obs.options.points[self.contract])
             done[win_seat & 1] += points
             self.taken |= 1 << (win_seat & 1)
         self.done = done
-        self.total = card_total(self.contract)
+        self.total = obs.options.card_total(self.contract)
+        self.belot_cards = obs.options.belot_cards[self.contract]
+        self.value = standing(obs).value  # a point bid's (coinche), else 0
         self.rest = self.total - done[0] - done[1]
         self.declarations = _declarations(obs, extra)
         self.belots = [0, 0]
@@ -156,27 +162,11 @@ class Scorer:
         belots = list(self.belots)
         announced = self.announced_suits if forgo is None else self.announced_suits | {forgo}
         for seat, hand in enumerate(hands):
-            belots[seat & 1] += pairs_held(hand, self.contract, announced)
+            belots[seat & 1] += pairs_held(hand, self.belot_cards, announced)
         tally = Tally(self.contract, self.declarer, self.obs.multiplier, card_points,
-                      self.declarations, (belots[0], belots[1]), valat)
+                      self.declarations, (belots[0], belots[1]), valat, self.value,
+                      solo=valat == self.declarer & 1)
         return deal_lead(tally, self.obs.pool, self.obs.options, self.team)
-
-
-def deal_lead(tally: Tally, pool: int, options: Options, team: int) -> float:
-    """What the deal adds to ``team``'s score minus the other's, in card points
-    (a variant that scores in tens, times ten): the one unit of every bot and the review."""
-    result = score_deal(tally, pool, options)
-    return float((result.score[team] - result.score[1 - team]) * options.card_scale)
-
-
-def pairs_held(hand: Mask, contract: int, announced: set[int]) -> int:
-    """Belots the hand can still announce: K and Q of trumps (every suit in AT) held."""
-    if contract == NO_TRUMPS:
-        return 0
-    suits = range(4) if contract == ALL_TRUMPS else (contract,)
-    pair = RANK_MASK[KING] | RANK_MASK[QUEEN]
-    return sum(1 for s in suits
-               if s not in announced and hand & pair & SUIT_MASK[s] == pair & SUIT_MASK[s])
 
 
 def _declarations(obs: Observation, extra: tuple[tuple[int, int], ...] = ()

@@ -11,7 +11,8 @@ rules of RULES §5: each obligation reads "if you hold a card of this kind, play
 Announcements locate cards outright (a belot shows the other card of the pair, a carré
 of jacks or nines, named by its value, its four cards, the classic taker holds the
 turned card), until they are played.  The auction gives soft
-evidence: a seat that named a suit is more likely to hold its jack and nine.
+evidence: a seat that named a suit (or bid points in it) is more likely to hold its jack
+and nine.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import random
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from engine.actions import BID, is_contract
+from engine.actions import COINCHE, POINT_BID, POINT_BID_END, contract_of, is_contract
 from engine.cards import (
+    ACE,
     FULL_DECK,
     JACK,
     KING,
@@ -114,14 +116,31 @@ def infer_facts(obs: Observation) -> Knowledge:
 
 
 def _auction_weights(obs: Observation) -> tuple[tuple[float, ...], ...]:
+    """A seat that named a suit (a contract or a point bid in it) more likely holds its
+    jack and nine, and its other cards; one that bid points in no trumps, aces; in all
+    trumps, jacks and nines.  A coinche reads as strength in the coinched bid's trumps."""
     weights = [[1.0] * 32 for _ in range(4)]
+    standing = None  # the strain of the last point bid
     for seat, call in obs.auction:
-        if is_contract(call) and call - BID < NO_TRUMPS:
-            suit = call - BID
-            for card in cards_of(SUIT_MASK[suit]):
-                top = card & 7 in (JACK, NINE)
-                weights[seat][card] = NAMED_TOP_WEIGHT if top else NAMED_WEIGHT
+        if POINT_BID <= call < POINT_BID_END:
+            standing = contract_of(call)
+            _weigh_strain(weights[seat], standing)
+        elif is_contract(call) and contract_of(call) < NO_TRUMPS:
+            _weigh_strain(weights[seat], contract_of(call))
+        elif call == COINCHE and standing is not None:
+            _weigh_strain(weights[seat], standing)
     return tuple(tuple(w) for w in weights)
+
+
+def _weigh_strain(weights: list[float], strain: int) -> None:
+    if strain < NO_TRUMPS:
+        for card in cards_of(SUIT_MASK[strain]):
+            top = card & 7 in (JACK, NINE)
+            weights[card] = max(weights[card], NAMED_TOP_WEIGHT if top else NAMED_WEIGHT)
+        return
+    top = RANK_MASK[ACE] if strain == NO_TRUMPS else RANK_MASK[JACK] | RANK_MASK[NINE]
+    for card in cards_of(top):
+        weights[card] = max(weights[card], NAMED_TOP_WEIGHT)
 
 
 def sample(knowledge: Knowledge, rng: random.Random) -> list[Mask]:

@@ -17,13 +17,17 @@ from engine.cards import (
 from engine.observation import Observation
 
 from .bidding import easy_call, normal_call
+from .points import easy_point_call, is_point_auction, normal_point_call
 from .view import Level, View
 
 
 class EasyBot(Level):
-    """Plays the lowest legal card, bids only very strong plain hands, announces all."""
+    """Plays the lowest legal card, bids only very strong plain hands (80 with a jack and
+    two more trumps in point auctions), announces all."""
 
     def call(self, observation: Observation) -> Action:
+        if is_point_auction(observation):
+            return easy_point_call(observation)
         return easy_call(observation)
 
     def card(self, observation: Observation, view: View) -> Card:
@@ -35,6 +39,8 @@ class NormalBot(Level):
     evaluation."""
 
     def call(self, observation: Observation) -> Action:
+        if is_point_auction(observation):
+            return normal_point_call(observation)
         return normal_call(observation)
 
     def card(self, observation: Observation, view: View) -> Card:

@@ -7,8 +7,10 @@ Every decision of every seat is judged twice (docs/analysis.md):
    drawn likelier as they explain the others' plays, :mod:`ai.likelihood`), each sampled
    deal solved exactly (:class:`ai.solver.Solver`) and scored like the deal really is
    (:class:`ai.hard.Scorer`: contract made or failed, rounding, doubling, declarations,
-   belots, valat, the hanging pool).  A bid is valued by finishing the auction in each
-   sampled deal with the hard bot's own calls and solving the contract that results.
+   belots, valat, the hanging pool).  A call is valued by finishing the auction in each
+   sampled deal with the hard bot's own calls (in an auction of point bids, Coinche's,
+   normal's: :func:`finishing_call`) and solving the contract that results; a coinche
+   or surcoinche like any other call.
    Each legal choice gets the mean over the samples; its loss is the best choice's value
    minus the one played (a bid's: measured on other deals than those that chose the
    best, see :meth:`_Judge.bid_loss`).
@@ -35,6 +37,7 @@ from engine.actions import (
     action_name,
     is_announce,
     is_call,
+    point_value,
 )
 from engine.cards import FULL_DECK, NO_TRUMPS, Card, Mask, card_name, cards_of, parse_card
 from engine.deal import Deal, Phase
@@ -43,12 +46,14 @@ from engine.match import Match
 from engine.observation import Observation
 from engine.options import Options
 from engine.record import read_action, read_options, replay
-from engine.scoring import Tally, card_total
+from engine.scoring import Tally
 
 from .bidding import hard_call
-from .hard import Scorer, deal_lead, pairs_held
+from .hard import Scorer
 from .inference import infer, weighted_pick
+from .lead import deal_lead, pairs_held
 from .likelihood import PlayModel, likely_deal
+from .points import is_point_auction, normal_point_call
 from .solver import Solver, split
 
 Grade = Literal["good", "inaccuracy", "mistake", "blunder"]
@@ -364,7 +369,7 @@ class _Judge:
             deal.apply(a, seat)
         deal.apply(call, obs.seat)
         while deal.phase == Phase.AUCTION:
-            deal.apply(hard_call(match.observation(deal.to_move)))
+            deal.apply(finishing_call(match.observation(deal.to_move)))
         if deal.thrown_in:
             return 0.0
         return self._deal_value(m, deal, obs.seat & 1)
@@ -378,7 +383,7 @@ class _Judge:
         solved = self.solved.get(key)
         if solved is None:
             raw = self.solver(m.deal, contract).value(list(hands), [], deal.leader)
-            solved = self.solved[key] = split(raw, card_total(contract))
+            solved = self.solved[key] = split(raw, self.options.card_total(contract))
         team0, valat = solved
         points = [0, 0]
         rules = self.options.declarations_in(contract)
@@ -392,11 +397,21 @@ class _Judge:
             points, _ = resolve(declared, trump, rules)
         belots = [0, 0]
         for seat, hand in enumerate(hands):
-            belots[seat & 1] += pairs_held(hand, contract, set())
+            belots[seat & 1] += pairs_held(hand, self.options.belot_cards[contract], set())
         tally = Tally(contract, deal.declarer, deal.multiplier,
-                      (team0, card_total(contract) - team0), (points[0], points[1]),
-                      (belots[0], belots[1]), valat)
+                      (team0, self.options.card_total(contract) - team0), (points[0], points[1]),
+                      (belots[0], belots[1]), valat, point_value(deal.bid) if deal.bid >= 0 else 0,
+                      solo=valat == deal.declarer & 1)
         return deal_lead(tally, m.obs.pool, self.options, team)
+
+
+def finishing_call(obs: Observation) -> Action:
+    """The calls that finish a sampled auction: hard's (its table); in an auction of
+    point bids, normal's estimate, as hard's own search would cost a set of solved deals
+    for every call of every rollout.  A forced call is made as it is."""
+    if len(obs.legal_actions) == 1:
+        return obs.legal_actions[0]
+    return normal_point_call(obs) if is_point_auction(obs) else hard_call(obs)
 
 
 def bid_samples(samples: int) -> int:

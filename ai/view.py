@@ -118,10 +118,13 @@ def announcement(obs: Observation) -> Action | None:
 
 
 class Level(ABC):
-    """The shape every level shares: its call in the auction; in play, announcements
-    first (the seat is asked again), then its card, with belot when the card allows."""
+    """The shape every level shares: a forced action made at once; its call in the
+    auction; in play, announcements first (the seat is asked again), then its card, with
+    belot when the card allows."""
 
     def choose(self, observation: Observation) -> Action:
+        if len(observation.legal_actions) == 1:  # forced: no decision to make
+            return observation.legal_actions[0]
         if observation.phase == Phase.AUCTION:
             return self.call(observation)
         announce = announcement(observation)

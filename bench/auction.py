@@ -1,4 +1,4 @@
-"""What a change to hard's calls is worth: ``python bench/auction.py --set HARD_THRESHOLD=0``.
+"""What a change to hard's calls is worth: ``python bench/auction.py --set HARD_SHIFT=8``.
 
 Hard's calls as the code has them (A) against hard's calls with some of
 :mod:`ai.bidding`'s constants set otherwise (B, ``--set NAME=VALUE``), in the arena's

@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.threshold is None:
         args.threshold = bidding.hard_threshold(Options.make(args.variant))
     tasks = [(args.variant, args.seed, i, args.budget) for i in range(args.deals)]
-    with Pool(args.jobs, initializer=_set_threshold, initargs=(args.threshold,)) as pool:
+    shift = args.threshold - bidding.load_thresholds()[args.variant]
+    with Pool(args.jobs, initializer=_set_shift, initargs=(shift,)) as pool:
         per_deal = pool.map(_forced, tasks)
     rows = [row for deal in per_deal for row in deal]
     thrown = sum(1 for deal in per_deal if deal)
@@ -124,8 +125,8 @@ def main(argv: list[str] | None = None) -> None:
                       "threshold": args.threshold, "thrown_in": thrown, "forced": rows}))
 
 
-def _set_threshold(threshold: float) -> None:
-    bidding.HARD_THRESHOLD = bidding.HARD_THRESHOLD_CLASSIC = threshold
+def _set_shift(shift: float) -> None:
+    bidding.HARD_SHIFT = shift
 
 
 if __name__ == "__main__":

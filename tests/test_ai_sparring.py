@@ -37,7 +37,7 @@ def test_colver_allows_exactly_our_cards_under_the_arenas_rules() -> None:
     compared = 0
     for game in range(80):
         arenas = game % 2 == 0
-        options = (Options.make("classic", **arena.COLVER_RULES) if arenas
+        options = (Options.make("classic", **arena.COLVER_RULES["classic"]) if arenas
                    else random_options(rng, "classic"))
         match = Match(options, seed=game)
         deal = match.deal

@@ -32,7 +32,7 @@ def test_the_same_auction_is_played_the_same(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_change_that_changes_no_call_costs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auction, "CHANGES", {"HARD_THRESHOLD": bidding.HARD_THRESHOLD})
+    monkeypatch.setattr(auction, "CHANGES", {"HARD_SHIFT": bidding.HARD_SHIFT})
     for opponents in ("hard", "normal"):
         assert [auction.compare(("classic", opponents, 1, i)) for i in range(6)] == \
             [(0.0, 0)] * 6
@@ -41,8 +41,8 @@ def test_a_change_that_changes_no_call_costs_nothing(monkeypatch: pytest.MonkeyP
 @pytest.mark.slow
 def test_a_change_that_changes_calls_is_played_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hard, "WORLDS", 2)
-    monkeypatch.setattr(auction, "CHANGES", {"HARD_THRESHOLD_CLASSIC": -1000.0})  # B bids
+    monkeypatch.setattr(auction, "CHANGES", {"HARD_SHIFT": -1000.0})  # B bids
     results = [auction.compare(("classic", "hard", 1, i)) for i in range(4)]
     assert sum(differed for _, differed in results) >= 3
     assert all(lead != 0 for lead, differed in results if differed)
-    assert bidding.HARD_THRESHOLD_CLASSIC > -1000  # B's constants are set for its calls only
+    assert bidding.HARD_SHIFT > -1000  # B's constants are set for its calls only
