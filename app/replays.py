@@ -132,7 +132,7 @@ def deal_frames(index: int, deal: Deal, result: DealResult, after: MatchProgress
         hands=[[card_name(c) for c in card_list(mask)] for mask in deal.dealt or deal.hands],
         turned=None if deal.turned is None else card_name(deal.turned),
         auction=auction,
-        tricks=[trick_out(leader, cards, deal.contract) for leader, cards in deal.tricks],
+        tricks=[trick_out(leader, cards, deal) for leader, cards in deal.tricks],
         announcements=_announcements(deal),
         belots=belots,
         result=ResultOut.model_validate(result_fields(result)),
@@ -141,9 +141,12 @@ def deal_frames(index: int, deal: Deal, result: DealResult, after: MatchProgress
     )
 
 
-def trick_out(leader: int, cards: tuple[int, ...], contract: int) -> TrickOut:
-    """A finished trick with its winner and points: for the replay and the live event."""
-    winner, _, points = trick_state(cards, leader, contract)
+def trick_out(leader: int, cards: tuple[int, ...], deal: Deal) -> TrickOut:
+    """A finished trick of ``deal`` with its winner and points, the cards valued as the
+    deal's rules value them in its contract (Coinche's sans-atout and tout-atout have their
+    own values): for the replay and the live event."""
+    contract = deal.contract
+    winner, _, points = trick_state(cards, leader, contract, deal.options.points[contract])
     return TrickOut(leader=leader, cards=[card_name(c) for c in cards], winner=winner,
                     points=points)
 

@@ -60,7 +60,7 @@ def trick_event(match: Match, action: Action) -> TrickOut | None:
     if not deal.tricks:  # the deal's last trick: the next deal has been dealt
         deal = match.deals[-2]
     leader, cards = deal.tricks[-1]
-    return trick_out(leader, cards, deal.contract)
+    return trick_out(leader, cards, deal)
 
 
 def results(match: Match, finished: int) -> list[ResultOut] | None:

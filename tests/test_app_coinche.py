@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -23,10 +22,11 @@ from app.db import models
 from app.db.queries import get_match
 from app.db.session import Database
 from app.db.storage import DatabaseStorage
+from app.replays import trick_out
 from app.storage import MemoryStorage, Storage
 from app.tables import Attach, Client, Lobby, PlayAction, SitDown, StartMatch, Table, TableConfig
-from engine import Options
-from engine.cards import card_name, card_list
+from engine import Match, Options, parse_action
+from engine.cards import card_list, card_name
 from tests.actors import ANA
 from tests.conftest import Rest, app_settings
 from tests.test_db_support import run
@@ -92,7 +92,9 @@ class Seated:
         """Take what the table sent (all of it is queued by the time a submitted command
         returns)."""
         while not self.client.outbox.empty():
-            message = json.loads(self.client.outbox.get_nowait())
+            sent = self.client.outbox.get_nowait()
+            assert isinstance(sent, str), sent
+            message = json.loads(sent)
             if message["type"] in ("snapshot", "event"):
                 self.last = message
             else:
@@ -237,3 +239,19 @@ def test_a_deal_s_bid_is_stored_and_read_back_with_its_value(db_url: str) -> Non
         assert results[0]["contract"] == "90S" and results[0]["value"] == 90
 
     run(asyncio.wait_for(main(), GUARD))
+
+
+def test_a_trick_is_valued_as_the_table_values_its_cards() -> None:
+    """Tout-atout values its cards its own way (J 13, 9 9, A 7, 10 5, K 3, Q 1): the
+    trick the replay and the live event show counts them so."""
+    match = Match(Options.make("coinche", allow_ta=True), seed=3)
+    for call in ("80TA", "pass", "pass", "pass"):
+        match.apply_action(parse_action(call))
+    for _ in range(4):
+        match.apply_action(match.legal_actions()[0])
+    deal = match.deal
+    assert deal is not None and deal.tricks
+    leader, cards = deal.tricks[0]
+    tout_atout = {"J": 13, "9": 9, "A": 7, "T": 5, "K": 3, "Q": 1}
+    shown = trick_out(leader, tuple(cards), deal)
+    assert shown.points == sum(tout_atout.get(card_name(c)[0], 0) for c in cards)

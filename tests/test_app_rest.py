@@ -110,7 +110,7 @@ def test_unknown_table(client: TestClient, rest: Rest) -> None:
 
 def test_variants_list_each_flag_with_its_default_and_values(client: TestClient) -> None:
     variants = client.get("/api/variants").json()
-    assert set(variants) == {"bulgarian", "classic"}
+    assert set(variants) == {"bulgarian", "classic", "coinche"}
     assert variants["bulgarian"]["table_direction"] == {
         "default": "counterclockwise", "values": ["counterclockwise", "clockwise"]}
     assert variants["classic"]["table_direction"]["default"] == "clockwise"

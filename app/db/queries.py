@@ -22,8 +22,8 @@ from typing import Any, Protocol
 from sqlalchemy import Select, and_, bindparam, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from . import models
 from ..contracts import result_fields
+from . import models
 from .match_log import MatchLog, load_logs, row_result
 from .models import UTCDateTime
 from .schemas import (

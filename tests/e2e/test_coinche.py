@@ -42,15 +42,16 @@ def coinche_table(page: Page, **options: str) -> str:
 
 
 def grid_calls(page: Page) -> list[str]:
-    return page.locator("[data-testid=coinche-auction] button[data-action]").evaluate_all(
-        "buttons => buttons.map(b => b.dataset.action)")
+    calls: list[str] = page.locator("[data-testid=coinche-auction] button[data-action]") \
+        .evaluate_all("buttons => buttons.map(b => b.dataset.action)")
+    return calls
 
 
 def play_first_deal(page: Page, frames: Frames, bid: str) -> list[TableState]:
     """Bid ``bid`` at the page's first call if it may (else the lowest bid it may, or pass),
     then pass; play the first legal card; until the first deal is over.  At each call the
     grid must offer exactly the server's legal calls.  The page's turns, in order."""
-    first, turns = table_state(page).deal, []
+    first, turns = table_state(page).deal, list[TableState]()
     for _ in range(MAX_TURNS):
         state = wait_for_something_to_do(page)
         if state.deal != first or state.status == "over" or state.summary:
@@ -109,9 +110,9 @@ def test_the_auction_by_grid_and_a_deal_to_the_score_sheet(open_page: OpenPage,
     if not sheet.evaluate("dialog => dialog.open"):
         page.locator("[data-testid=open-scores]").click()
     row = sheet.locator("tr[data-deal='0']")
-    expect(row).to_contain_text("We made it" if deal["outcome"] == "made" and deal["bidder"] % 2 == 0
-                                else "They made it" if deal["outcome"] == "made"
-                                else "We failed" if deal["bidder"] % 2 == 0 else "They failed")
+    side = "We" if deal["bidder"] % 2 == 0 else "They"  # Ana's team is team 0
+    expect(row).to_contain_text(f"{side} made it" if deal["outcome"] == "made"
+                                else f"{side} failed")
     expect(sheet.locator("[data-testid=score-scale]")).to_contain_text(
         "Scoring: points made + bid")
     close_summary(page)

@@ -66,7 +66,7 @@ async def presets() -> dict[str, dict[str, dict[str, Any]]]:
     besides the defaults, so that a create form shows them; a variant without presets has
     none.  A table takes ``{"preset": NAME}`` among its options, the other flags given
     overriding it."""
-    return {variant: {name: dict(flags) for name, flags in getattr(rules, "presets", {}).items()}
+    return {variant: {name: dict(flags) for name, flags in (rules.presets or {}).items()}
             for variant, rules in VARIANTS.items()}
 
 

@@ -7,10 +7,12 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { suitSymbol } from "./cards.js";
-import { bidValueText, coincheCallLabel, isCoincheCall, pointBid, pointBidLabel } from "./coinche-labels.js";
+import {
+  bidValueText, coincheCallLabel, isCoinche, isCoincheCall, pointBid, pointBidLabel,
+} from "./coinche-labels.js";
 
 const STRAINS = ["C", "D", "H", "S", "NT", "AT"];
-const KINDS = ["normal", "capot", "generale"];
+const KINDS = ["points", "capot", "generale"];
 
 /** Whether a seat's legal actions are Coinche's calls: the grid is shown instead of the
  *  other variants' row of buttons. */
@@ -55,7 +57,7 @@ function cells(legal, onAction) {
 export function coincheAuction(view, onAction) {
   const legal = view.legal_actions;
   const grid = cells(legal, onAction);
-  const others = ["coinche", "surcoinche", "pass"].filter((call) => legal.includes(call));
+  const others = [...legal.filter(isCoinche), ...legal.filter((call) => call === "pass")];
   return h("div.coinche-auction", { "data-testid": "coinche-auction" },
     grid.buttons.length ? h("div.coinche-grid", {
       role: "group", "aria-label": t("coinche.grid"),

@@ -10,20 +10,27 @@ const POINT_BID = /^(\d+|capot|generale)(C|D|H|S|SA|TA|NT|AT)$/;
 // The record writes sans-atout and tout-atout SA and TA; the other variants' NT and AT
 // name the same strains, and their words are shared.
 const STRAIN = { SA: "NT", TA: "AT" };
+// Coinche's double and redouble, whose names are the variant's own.
+const COINCHE_CALL = /^(sur)?coinche$/;
 
-/** "120H" -> { kind: "normal", value: 120, strain: "H" }; "capotS" -> kind "capot";
+/** "120H" -> { kind: "points", value: 120, strain: "H" }; "capotS" -> kind "capot";
  *  anything else (a suit, a card, "pass") -> null. */
 export function pointBid(name) {
   const match = POINT_BID.exec(name || "");
   if (!match) return null;
   const [, head, strain] = match;
-  const kind = /^\d/.test(head) ? "normal" : head;
-  return { kind, value: kind === "normal" ? Number(head) : null, strain: STRAIN[strain] || strain };
+  const kind = /^\d/.test(head) ? "points" : head;
+  return { kind, value: kind === "points" ? Number(head) : null, strain: STRAIN[strain] || strain };
+}
+
+/** Whether an action is coinche or surcoinche. */
+export function isCoinche(action) {
+  return COINCHE_CALL.test(action || "");
 }
 
 /** Whether an action is one of Coinche's calls: a point bid, coinche or surcoinche. */
 export function isCoincheCall(action) {
-  return action === "coinche" || action === "surcoinche" || pointBid(action) !== null;
+  return isCoinche(action) || pointBid(action) !== null;
 }
 
 /** The trump strain of a contract ("120H" -> "H", "80SA" -> "NT"); another variant's
@@ -35,7 +42,7 @@ export function strainOf(contract) {
 
 /** The value part of a point bid, short: "120", "Capot", "Générale". */
 export function bidValueText(bid) {
-  return bid.kind === "normal" ? String(bid.value) : t(`coinche.${bid.kind}`);
+  return bid.kind === "points" ? String(bid.value) : t(`coinche.${bid.kind}`);
 }
 
 /** "120 ♥", "Capot ♠", "90 No trumps": a point bid in words; null for anything else. */
@@ -48,7 +55,7 @@ export function pointBidLabel(name) {
 
 /** "Coinche", "Surcoinche": Coinche's calls other than bids; null for anything else. */
 export function coincheCallLabel(call) {
-  return call === "coinche" || call === "surcoinche" ? t(`coinche.call.${call}`) : null;
+  return isCoinche(call) ? t(`coinche.call.${call}`) : null;
 }
 
 /** A Coinche contract's multiplier in words: "coinched ×2", "surcoinched ×4" (or ×3,
