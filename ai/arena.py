@@ -31,7 +31,7 @@ from engine.match import Match
 from engine.observation import Observation
 from engine.options import Options
 from engine.scoring import MADE, REDEAL
-from engine.variants import VARIANTS, Variant
+from engine.variants import DEFAULT_VARIANT, VARIANTS
 
 from .bot import LEVELS, Bot, make_bot
 from .hard import DEFAULT_BUDGET_S, SAFETY, HardBot, Scorer
@@ -243,7 +243,7 @@ def _signed(value: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Duplicate-deal match between two bot levels.")
-    parser.add_argument("--variant", choices=list(VARIANTS), default=Variant.BULGARIAN)
+    parser.add_argument("--variant", choices=list(VARIANTS), default=DEFAULT_VARIANT)
     parser.add_argument("--a", choices=PLAYERS, required=True)
     parser.add_argument("--b", choices=PLAYERS, required=True)
     parser.add_argument("--deals", type=int, default=600)

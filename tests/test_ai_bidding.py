@@ -86,7 +86,10 @@ def test_the_last_word_moves_the_bar_only_there(variant: str,
     assert last >= 5 and elsewhere >= 10
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("variant", [
+    pytest.param(v, marks=pytest.mark.xfail(strict=True, reason="Coinche's bidding bots "
+                                            "(issue #31) bring its table and threshold"))
+    if v == "coinche" else v for v in VARIANTS])
 def test_every_variant_has_its_bid_table_and_threshold(variant: str) -> None:
     """What a new variant brings for hard's calls (docs/variants.md): its cells of
     ai/bid_table.json and its threshold."""

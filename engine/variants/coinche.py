@@ -15,6 +15,7 @@ from ..actions import (
     GENERALE_LEVEL,
     GENERALE_VALUE,
     PASS,
+    POINT_BID,
     STRAIN_NAMES,
     SURCOINCHE,
     Action,
@@ -166,7 +167,9 @@ class Coinche(Options):
         multiplier = deal.multiplier
         calls: list[Action] = []
         if multiplier == 1 or self.overbid_after_coinche:
-            above = deal.bid - deal.bid % 6 + 6 if deal.bid >= 0 else 0  # next level's first
+            above = 0  # the first bid of the level above the standing one
+            if deal.bid >= 0:
+                above = POINT_BID + (deal.bid - POINT_BID) // 6 * 6 + 6
             calls += self.bids[bisect_left(self.bids, above):]
         calls.append(PASS)
         if deal.bid >= 0:
