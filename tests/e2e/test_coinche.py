@@ -5,14 +5,17 @@ made or failed and the scale the table scores by."""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import OpenPage
-from tests.e2e.harness import PHONE
+from tests.e2e.harness import PHONE, ROOT
+from tests.e2e.test_rules_help import LANGUAGES, shape
 from tests.e2e.ui import (
     CARD,
     Frames,
@@ -140,3 +143,31 @@ def test_the_bid_and_its_coinche_stay_in_sight_on_a_phone(open_page: OpenPage) -
         expect(page.locator("#contract")).to_be_in_viewport()
     assert page.evaluate("() => document.documentElement.scrollWidth"
                          " <= document.documentElement.clientWidth")
+
+
+def rules_text(lang: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (ROOT / "app" / "static" / "rules" / f"{lang}.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_every_language_explains_coinche_section_by_section_as_english_does() -> None:
+    english = rules_text("en")["coinche"]["sections"]
+    for lang in LANGUAGES:
+        own = rules_text(lang)["coinche"]["sections"]
+        assert [s["id"] for s in own] == [s["id"] for s in english], lang
+        for section, model in zip(own, english, strict=True):
+            assert [shape(b) for b in section["blocks"]] == \
+                [shape(b) for b in model["blocks"]], (lang, section["id"])
+
+
+@pytest.mark.parametrize("lang", ["fr", "ko"])
+def test_the_rules_page_shows_coinche_in_the_players_language(page: Page, lang: str) -> None:
+    page.goto("/#/rules")
+    page.locator("#lang").select_option(lang)
+    page.locator("[data-testid=rules-variant][data-variant=coinche]").click()
+    text = rules_text(lang)["coinche"]
+    rules = page.locator("#rules[data-variant=coinche]")
+    expect(rules.locator("h1")).to_have_text(text["title"])
+    for section in text["sections"]:
+        expect(rules.locator(f"[data-section={section['id']}] h2")).to_have_text(section["title"])

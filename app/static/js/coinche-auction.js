@@ -37,18 +37,16 @@ function cells(legal, onAction) {
   const byValue = new Map(bids.map((x) => [bidValueText(x.bid), valueRank(x.bid)]));
   values.sort((a, b) => byValue.get(a) - byValue.get(b));
   const strains = STRAINS.filter((s) => bids.some((x) => x.bid.strain === s));
-  const heads = [
-    ...values.map((value, i) => h("span.cg-head.cg-value", { style: `--v:${i + 2};--s:1` }, value)),
-    ...strains.map((strain, j) => h(`span.cg-head.cg-strain.strain-${strain}`, { style: `--v:1;--s:${j + 2}` },
-      strainMark(strain))),
-  ];
+  // Each cell says its value: only the strains need headings.
+  const heads = strains.map((strain, j) => h(`span.cg-head.cg-strain.strain-${strain}`,
+    { style: `--v:1;--s:${j + 1}` }, strainMark(strain)));
   const buttons = bids.map(({ action, bid }) => {
-    const v = values.indexOf(bidValueText(bid)) + 2, s = strains.indexOf(bid.strain) + 2;
+    const v = values.indexOf(bidValueText(bid)) + 2, s = strains.indexOf(bid.strain) + 1;
     const label = pointBidLabel(action);
     return h(`button.btn.cg-bid.strain-${bid.strain}.kind-${bid.kind}`, {
       type: "button", "data-action": action, "aria-label": label, title: label,
       style: `--v:${v};--s:${s}`, onclick: () => onAction(action) },
-    h("span.cg-bid-value", {}, bidValueText(bid)), strainMark(bid.strain));
+    h("span.cg-bid-value", {}, bidValueText(bid, true)), strainMark(bid.strain));
   });
   return { values, strains, heads, buttons };
 }

@@ -40,9 +40,11 @@ export function strainOf(contract) {
   return bid ? bid.strain : contract;
 }
 
-/** The value part of a point bid, short: "120", "Capot", "Générale". */
-export function bidValueText(bid) {
-  return bid.kind === "points" ? String(bid.value) : t(`coinche.${bid.kind}`);
+/** The value part of a point bid: "120", "Capot", "Générale" ("Gén." when `short`, for
+ *  a cell of the auction's grid). */
+export function bidValueText(bid, short = false) {
+  if (bid.kind === "points") return String(bid.value);
+  return t(`coinche.${bid.kind}${short ? "_short" : ""}`);
 }
 
 /** "120 ♥", "Capot ♠", "90 No trumps": a point bid in words; null for anything else. */

@@ -45,7 +45,7 @@ export function wirePresets(rules, flags, sets) {
   const select = rules.querySelector("select[name=opt-preset]");
   if (!select || !sets) return;
   const note = h("p.preset-note.muted.small", { "data-testid": "preset-note", "aria-live": "polite" });
-  select.closest("label").after(note);
+  rules.prepend(select.closest("label"), note); // the rule set first: the flags follow from it
   const show = () => fill(note, presetNote(sets[select.value]));
   select.addEventListener("change", () => {
     for (const [name, spec] of Object.entries(flags)) if (name !== "preset") setControl(rules.closest("form"), name, spec.default);
