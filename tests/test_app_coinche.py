@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -19,7 +23,9 @@ from app import ratings
 from app.auth import Player
 from app.bots import BotRunner
 from app.db import models
+from app.db.migrate import upgrade
 from app.db.queries import get_match
+from app.db.repository import Repository
 from app.db.session import Database
 from app.db.storage import DatabaseStorage
 from app.replays import trick_out
@@ -29,7 +35,9 @@ from engine import Match, Options, parse_action
 from engine.cards import card_list, card_name
 from tests.actors import ANA
 from tests.conftest import Rest, app_settings
-from tests.test_db_support import run
+from tests.test_accounts import auth, make_client, sign_up
+from tests.test_analysis_api import app_client, wait_done
+from tests.test_db_support import opened, play_logged, run
 
 pytest_plugins = ["tests.test_db_support"]
 
@@ -75,6 +83,23 @@ def test_every_bot_level_has_a_coinche_rating() -> None:
     levels = ratings.BOT_RATINGS["coinche"]
     assert levels["easy"].mu < levels["normal"].mu < levels["hard"].mu
     assert all(rating.bot for rating in levels.values())
+
+
+def test_play_now_rated_and_the_queue_seat_coinche(db_url: str) -> None:
+    with make_client(db_url) as client:
+        ana, ivo = sign_up(client, "ana"), sign_up(client, "ivo")
+        made = client.post("/api/quickplay", json={"variant": "coinche", "rated": True,
+                                                   "level": "hard"},
+                           headers=auth(ana["token"]))
+        assert made.status_code == 201, made.text
+        table = made.json()
+        assert (table["variant"], table["rated"], table["status"]) == ("coinche", True, "playing")
+        hard = ratings.BOT_RATINGS["coinche"]["hard"]
+        assert [s["rating"]["mu"] for s in table["seats"][1:]] == [hard.mu] * 3
+        queued = client.post("/api/queue", json={"variant": "coinche", "rated": True},
+                             headers=auth(ivo["token"]))
+        assert queued.status_code == 200, queued.text
+        assert queued.json()["variant"] == "coinche" and queued.json()["status"] == "waiting"
 
 
 # ------------------------------------------------------------------ a table of four people
@@ -255,3 +280,35 @@ def test_a_trick_is_valued_as_the_table_values_its_cards() -> None:
     tout_atout = {"J": 13, "9": 9, "A": 7, "T": 5, "K": 3, "Q": 1}
     shown = trick_out(leader, tuple(cards), deal)
     assert shown.points == sum(tout_atout.get(card_name(c)[0], 0) for c in cards)
+
+
+@pytest.mark.slow
+def test_a_finished_coinche_match_is_replayed_and_analysed(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'belote.db'}"
+    upgrade(url)
+
+    async def store() -> None:
+        async with opened(url) as db:
+            await play_logged(Repository(db), "done", Options.make("coinche", target_score=10),
+                              5, choose=first_bid_then_pass)
+
+    run(store())
+    with app_client(url) as client:
+        replay = client.get("/api/matches/done/replay").json()
+        played = [d["result"] for d in replay["deals"] if d["result"]["outcome"] != "redeal"]
+        assert played and all(re.fullmatch(rf"{r['value']}(C|D|H|S)", r["contract"])
+                              for r in played)  # "80H": the lowest bid, its value
+        assert client.post("/api/matches/done/analysis").status_code == 202
+        review = wait_done(client, "done")["result"]
+    assert len(review["seats"]) == 4
+    judged = {d["kind"] for d in review["decisions"]}
+    assert "bid" in judged and "card" in judged  # the point auction is judged too
+
+
+def first_bid_then_pass(match: Match, rng: random.Random) -> int:
+    """The lowest point bid if nobody bid yet, pass after; a random legal card."""
+    legal = match.legal_actions()
+    deal = match.deal
+    if deal is not None and deal.phase == "auction":
+        return legal[0] if deal.bid < 0 else parse_action("pass")
+    return rng.choice(legal)

@@ -171,3 +171,19 @@ def test_the_rules_page_shows_coinche_in_the_players_language(page: Page, lang: 
     expect(rules.locator("h1")).to_have_text(text["title"])
     for section in text["sections"]:
         expect(rules.locator(f"[data-section={section['id']}] h2")).to_have_text(section["title"])
+
+
+def test_a_coinche_match_is_kept_and_replayed(page: Page, rest: httpx2.Client) -> None:
+    frames = Frames.record(page)
+    sign_in(page, "Ana")
+    table_id = coinche_table(page, target_score="1")  # over after its first scored deal
+    play_first_deal(page, frames, "90S")
+    expect(page.locator("#table")).to_have_attribute("data-status", "over")
+    deal = rest.get(f"/api/matches/{table_id}/replay").json()["deals"][0]
+    assert POINT_BID.match(deal["result"]["contract"]) and deal["result"]["value"]
+
+    page.goto(f"/#/replay/{table_id}")
+    bid = page.locator(".replay-contract .contract-label")
+    expect(bid).to_contain_text(re.compile(r"\d+ [♣♦♥♠]|Capot|Générale|trumps"))
+    page.goto(f"/#/match/{table_id}")
+    expect(page.locator("[data-testid=analyse]")).to_be_visible()  # analysed: test_app_coinche
