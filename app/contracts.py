@@ -54,7 +54,7 @@ def named_view(match: Match, view: dict[str, Any], seat: int | None) -> dict[str
     bid named and valued, the deals' results named, and, for a seat that may coinche out of
     turn, that coinche among its legal actions."""
     deal = match.deal
-    bid: int = getattr(deal, "bid", -1)
+    bid = -1 if deal is None else deal.bid
     if bid >= 0:
         view["contract"], view["value"] = action_name(bid), point_value(bid)
     else:
