@@ -230,7 +230,8 @@ def summary(setup: Setup, outcomes: list[DealOutcome]) -> dict[str, Any]:
         decision_ms[level] = {"count": len(times), "p50": round(percentile(times, 50), 3),
                               "p99": round(percentile(times, 99), 3),
                               "max": round(times[-1], 3)}
-    return {"variant": setup.variant, "preset": setup.preset, "a": setup.a, "b": setup.b,
+    return {"variant": setup.variant, "preset": getattr(setup.options(), "preset", None),
+            "a": setup.a, "b": setup.b,
             "seed": setup.seed, "budget_s": setup.budget_s, "deals": len(outcomes),
             "mean": round(mean, 3),
             "ci95": [round(low, 3), round(high, 3)], "success": success,
@@ -265,7 +266,8 @@ def main(argv: list[str] | None = None) -> None:
     outcomes = run(setup, args.deals, args.jobs, progress=True)
     report = summary(setup, outcomes)
     low, high = report["ci95"]
-    print(f"{args.variant}: A={args.a} vs B={args.b}, {args.deals} duplicate deals, "
+    rules = args.variant if report["preset"] is None else f"{args.variant} ({report['preset']})"
+    print(f"{rules}: A={args.a} vs B={args.b}, {args.deals} duplicate deals, "
           f"seed {args.seed}")
     print(f"A's mean lead per deal: {report['mean']:+.2f} points, 95% CI [{low:+.2f}, {high:+.2f}]")
     rating = report["elo"]

@@ -138,8 +138,8 @@ def _weigh_strain(weights: list[float], strain: int) -> None:
             top = card & 7 in (JACK, NINE)
             weights[card] = max(weights[card], NAMED_TOP_WEIGHT if top else NAMED_WEIGHT)
         return
-    top = RANK_MASK[ACE] if strain == NO_TRUMPS else RANK_MASK[JACK] | RANK_MASK[NINE]
-    for card in cards_of(top):
+    honours = RANK_MASK[ACE] if strain == NO_TRUMPS else RANK_MASK[JACK] | RANK_MASK[NINE]
+    for card in cards_of(honours):
         weights[card] = max(weights[card], NAMED_TOP_WEIGHT)
 
 

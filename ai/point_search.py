@@ -24,11 +24,21 @@ from engine.scoring import Tally
 
 from .inference import infer, sample
 from .lead import deal_lead, pairs_held
-from .points import normal_point_call, open_bids, standing, team_estimate
+from .points import open_bids, prior_points, standing, team_estimate
 from .solver import SearchTimeout, Solver, split
 
 HARD_WORLDS = 24  # deals solved at most per call
 HARD_STRAINS = 2  # strains searched besides the standing contract's
+# The prior the solved deals are added to: as many deals as there are quantiles here,
+# each giving our team normal's estimate (ai.points.prior_points) plus that many times
+# PRIOR_SPREAD (the quartiles' middles of a normal law; PRIOR_SPREAD about the spread of
+# a team's points around the estimate in the fitted deals).  Few deals solved (a busy
+# machine, a short budget) then mean calls close to normal's, never a call on one deal.
+PRIOR_QUANTILES = (-1.15, -0.32, 0.32, 1.15)
+PRIOR_SPREAD = 25.0
+# Points the takers make in an open deal and not at the table, where the defence does
+# not see their cards (nor they the defence's): taken off every valued contract.
+DECLARER_EDGE = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +81,29 @@ def solve_worlds(obs: Observation, strains: list[Contract], rng: random.Random,
     return worlds
 
 
+def prior_worlds(obs: Observation, strains: list[Contract], solved: list[World],
+                 rng: random.Random) -> list[World]:
+    """The prior's deals (:data:`PRIOR_QUANTILES`): the solved deals' hands (a deal drawn
+    where none was solved), with normal's estimate spread instead of a search."""
+    knowledge = infer(obs)
+    team = obs.seat & 1
+    worlds = []
+    for i, z in enumerate(PRIOR_QUANTILES):
+        if solved:
+            hands = solved[i % len(solved)].hands
+        else:
+            drawn = sample(knowledge, rng)
+            drawn[obs.seat] = obs.hand
+            hands = (drawn[0], drawn[1], drawn[2], drawn[3])
+        points: dict[Contract, tuple[int, int | None]] = {}
+        for k in strains:
+            total = obs.options.card_total(k)
+            ours = min(total, max(0, round(prior_points(obs, k) + z * PRIOR_SPREAD)))
+            points[k] = (ours if team == 0 else total - ours, None)
+        worlds.append(World(hands, points))
+    return worlds
+
+
 def contract_lead(obs: Observation, world: World, bid: Action, declarer: int,
                   multiplier: int) -> float:
     """What the deal adds to the seat's team score minus the other's (card points) if
@@ -78,6 +111,9 @@ def contract_lead(obs: Observation, world: World, bid: Action, declarer: int,
     strain = contract_of(bid)
     team0, valat = world.solved[strain]
     total = obs.options.card_total(strain)
+    if valat is None:  # open play flatters the takers: take DECLARER_EDGE off them
+        edge = DECLARER_EDGE if declarer & 1 == 0 else -DECLARER_EDGE
+        team0 = min(total, max(0, team0 - edge))
     belots = [0, 0]
     for seat, hand in enumerate(world.hands):
         belots[seat & 1] += pairs_held(hand, obs.options.belot_cards[strain], set())
@@ -109,13 +145,12 @@ def call_values(obs: Observation, worlds: list[World]) -> dict[Action, float]:
 
 
 def hard_point_call(obs: Observation, rng: random.Random, deadline: float) -> Action:
-    """The call worth most over deals drawn and solved before ``deadline`` (normal's
-    call when none was solved in time)."""
+    """The call worth most over the deals drawn and solved before ``deadline`` and the
+    prior's."""
     legal = obs.legal_actions
     if len(legal) == 1:
         return legal[0]
-    worlds = solve_worlds(obs, hard_strains(obs), rng, deadline)
-    if not worlds:
-        return normal_point_call(obs)
-    values = call_values(obs, worlds)
+    strains = hard_strains(obs)
+    solved = solve_worlds(obs, strains, rng, deadline)
+    values = call_values(obs, solved + prior_worlds(obs, strains, solved, rng))
     return max(values, key=lambda a: (values[a], a == PASS))

@@ -68,6 +68,9 @@ BELOTE = 20  # a belote counts toward the contract (COINCHE.md §6.1)
 # point costs four times its value more than one just made, so the bid must be well
 # under the expected points to be worth it.
 NORMAL_MARGIN = 30
+# What an opponent's bid is read to promise beyond its value (hard's prior): less than
+# normal's own margin, since other players bid closer to what they expect to make.
+OPPONENT_MARGIN = 10
 # normal coinches when its hand is worth this much more than an average one in the
 # takers' strain: a bid assumes an average defence, and is NORMAL_MARGIN under the
 # takers' expectation.
@@ -169,16 +172,39 @@ def average_points(strain: Contract) -> float:
 
 
 def team_estimate(obs: Observation, strain: Contract) -> float:
-    """normal's estimate of its team's contract points in ``strain``: its hand's, or
-    where its partner bid the strain, what the partner's bid says (its value and the
-    margin normal leaves) plus what its hand adds to an average one."""
+    """normal's estimate of its team's contract points in ``strain``: its hand's, plus
+    what its partner's bids in the strain showed beyond an average hand.
+
+    A partner's bid before any of ours in the strain shows its value and the margin
+    normal leaves, less an average hand; a raise of our bid shows what it adds to it
+    (the raise), so that two partners never count each other's cards twice."""
     own = hand_points(obs.hand, strain, obs.options)
     partner = (obs.seat + 2) % 4
-    shown = [point_value(a) for s, a in obs.auction
-             if s == partner and POINT_BID <= a < POINT_BID_END and contract_of(a) == strain]
-    if shown:
-        return max(own, max(shown) + NORMAL_MARGIN + own - average_points(strain))
-    return own
+    ours: int | None = None  # our last bid in the strain so far
+    shown: float | None = None  # the most the partner showed beyond an average hand
+    for seat, call in obs.auction:
+        if not (POINT_BID <= call < POINT_BID_END and contract_of(call) == strain):
+            continue
+        if seat == obs.seat:
+            ours = point_value(call)
+        elif seat == partner:
+            value = point_value(call)
+            beyond = value + NORMAL_MARGIN - average_points(strain) if ours is None \
+                else value - ours
+            shown = beyond if shown is None else max(shown, beyond)
+    return own if shown is None else own + max(0.0, shown)
+
+
+def prior_points(obs: Observation, strain: Contract) -> float:
+    """normal's estimate of its team's contract points in ``strain``, also where the
+    opponents bid it: then what their bid says (its value and :data:`OPPONENT_MARGIN`),
+    less what our hand holds beyond an average one."""
+    now = standing(obs)
+    if now.strain == strain and now.declarer is not None \
+            and (now.declarer - obs.seat) & 1:
+        beyond = hand_points(obs.hand, strain, obs.options) - average_points(strain)
+        return obs.options.card_total(strain) - (now.value + OPPONENT_MARGIN - beyond)
+    return team_estimate(obs, strain)
 
 
 def _highest_bid(obs: Observation, strain: Contract, points: float) -> Action | None:

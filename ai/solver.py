@@ -155,7 +155,7 @@ class Solver:
         self._core: Core | None = None
         if native and horizon >= 8:  # the compiled search is exact only
             self._core = Core(
-                TRUMPS[contract], BEATS[contract], POINTS[contract], STRENGTH[contract],
+                TRUMPS[contract], BEATS[contract], options.points[contract], STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
                 weight, options.no_undertrump_partner, options.must_undertrump,
                 cache_bits=CACHE_BITS,
@@ -173,7 +173,8 @@ class Solver:
         if self._core is not None:
             return self._native(self._core.search(hands, trick, leader, taken, -_INFINITY,
                                                   _INFINITY, self._seconds()))
-        win_seat, win_card, points = trick_state(trick, leader, self.contract)
+        win_seat, win_card, points = trick_state(trick, leader, self.contract,
+                                                 self.options.points[self.contract])
         return self._search(list(hands), list(trick), leader, win_seat, win_card, points,
                             self.horizon, taken, -_INFINITY, _INFINITY)
 
@@ -185,7 +186,8 @@ class Solver:
         hands = list(hands)
         trick = list(trick)
         seat = (leader + len(trick)) % 4
-        win_seat, win_card, points = trick_state(trick, leader, contract)
+        win_seat, win_card, points = trick_state(trick, leader, contract,
+                                                 self.options.points[contract])
         legal = legal_cards(hands[seat], trick, win_card, bool(trick) and
                             (win_seat - seat) & 1 == 0, contract, self.options)
         remaining = hands[0] | hands[1] | hands[2] | hands[3]

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from ai import bidding
+from ai.points import is_point_auction
 from engine.actions import BID, PASS, is_contract
 from engine.deal import Phase
 from engine.match import Match
@@ -92,8 +93,13 @@ def test_the_last_word_moves_the_bar_only_there(variant: str,
     if v == "coinche" else v for v in VARIANTS])
 def test_every_variant_has_its_bid_table_and_threshold(variant: str) -> None:
     """What a new variant brings for hard's calls (docs/variants.md): its cells of
-    ai/bid_table.json and its threshold."""
+    ai/bid_table.json and its threshold; none for an auction of point bids, which hard
+    searches (a threshold asked for is refused, not made up)."""
     options = Options.make(variant)
+    if is_point_auction(next(auction_positions(variant, 1))):
+        with pytest.raises(ValueError, match="no threshold"):
+            bidding.hard_threshold(options)
+        return
     table = bidding.load_table()
     for contract in options.contracts:
         assert f"{variant}:{bidding.contract_kind(contract)}:all" in table

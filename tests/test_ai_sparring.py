@@ -9,8 +9,16 @@ import colver
 import pytest
 
 from ai import arena
-from ai.sparring import FROM_COLVER, colver_env, to_colver
+from ai.sparring import (
+    CALL_FROM_COLVER,
+    FROM_COLVER,
+    call_to_colver,
+    colver_deal,
+    colver_env,
+    to_colver,
+)
 from ai.view import view_of
+from engine.actions import action_name
 from engine.cards import SPADES, card_name, cards_of
 from engine.deal import Phase
 from engine.match import Match
@@ -77,3 +85,47 @@ def test_hard_meets_colver_in_the_arena() -> None:
     assert set(outcome.times) == {"hard", "colver"}
     with pytest.raises(SystemExit):
         arena.main(["--variant", "bulgarian", "--a", "hard", "--b", "colver"])
+
+
+def test_every_coinche_call_has_the_same_name_in_colver() -> None:
+    assert sorted(CALL_FROM_COLVER) == list(range(43))
+    for number, call in CALL_FROM_COLVER.items():
+        name = colver.Env.action_name(number, 0)
+        for symbol, suit in SYMBOLS.items():
+            name = name.replace(symbol, suit)
+        assert name.lower() == action_name(call).lower()
+        assert call_to_colver(call) == number
+
+
+def test_colver_allows_exactly_our_calls_and_cards_under_its_preset() -> None:
+    """Random coinche deals under the ``colver`` preset: at every decision, the calls and
+    cards colver's engine allows (the deal rebuilt from the seat's view, the actions
+    replayed) are ours."""
+    rng = random.Random(6)
+    compared = 0
+    for game in range(40):
+        match = Match(Options.make("coinche", **arena.COLVER_RULES["coinche"]), seed=game)
+        deal = match.deal
+        assert deal is not None
+        while not deal.is_over:
+            seat = deal.to_move
+            obs = match.observation(seat)
+            env, history = colver_deal(obs, rng)
+            for action in history:
+                env.step(action)
+            if deal.phase == Phase.PLAY:
+                allowed = sum(1 << FROM_COLVER[a] for a in env.legal_actions())
+                assert allowed == view_of(obs).legal
+            else:
+                assert sorted(env.legal_actions()) == sorted(call_to_colver(a)
+                                                             for a in obs.legal_actions)
+            compared += 1
+            match.apply_action(rng.choice(obs.legal_actions))
+    assert compared > 500
+
+
+@pytest.mark.slow
+def test_hard_meets_colvers_agent_in_coinche() -> None:
+    setup = arena.Setup("coinche", "hard", "colver", 2, 0.02)
+    (outcome,) = arena.run(setup, 1)
+    assert set(outcome.times) == {"hard", "colver"}
