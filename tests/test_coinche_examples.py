@@ -4,6 +4,7 @@ tables are written out here, not parsed from the document."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -16,6 +17,7 @@ from engine.deal import legal_cards, trick_state
 from engine.record import legal_report, replay_report, write_record
 from engine.scoring import DealResult, MatchProgress
 from engine.summary import score_summary, summary_report
+from tests.strategies import run_engine
 
 DECK = " ".join(f"{r}{s}" for s in "CDHS" for r in "789TJQKA")
 
@@ -283,3 +285,33 @@ def test_a_whole_match_replays_with_its_totals() -> None:
             assert sum(deal["card_points"]) in (162, 252)
             assert deal["contract"] == f"{deal['value']}{deal['trump']}".replace(
                 "250", "capot").replace("500", "generale")
+
+
+def test_the_tools_take_coinche_records_and_summaries() -> None:
+    """``python -m engine replay --legal`` lists who may coinche out of turn;
+    ``score`` prints §10.4's object; a refused call exits 1 at its place."""
+    record = auction_record("default+coinche_timing=any_time", 3, "0:100C")
+    done = run_engine("replay", "--legal", "-", stdin=json.dumps(record))
+    assert done.returncode == 0, done.stderr
+    legal = json.loads(done.stdout)
+    assert (legal["seat"], legal["coinche_out_of_turn"]) == (1, [3])
+    assert legal["actions"][0] == {"bid": "110C"} and legal["actions"][-2:] == [
+        {"bid": "pass"}, {"bid": "coinche"}]
+    done = run_engine("replay", "-", stdin=json.dumps(auction_record("default", 3, "0:80SA")))
+    assert done.returncode == 1 and done.stderr.startswith("deal 0, action 0: ")
+    doc = {"variant": "coinche", "options": {"preset": "ffb_contree"}, "contract": "100S",
+           "bidder_team": 0, "coinche": 1, "card_points": [95, 67], "belot": [1, 0],
+           "declarations": [[], []], "capot": None, "declarer_all_tricks": False}
+    done = run_engine("score", "-", stdin=json.dumps(doc))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "outcome": "made", "contract": "100S", "value": 100, "trump": "S", "bidder": None,
+        "multiplier": 2, "card_points": [95, 67], "declarations": [0, 0], "belot": [20, 0],
+        "capot": None, "score": [540, 0]}
+    for bad, reason in ((doc | {"card_points": [95, 66]}, "add up to 162"),
+                        (doc | {"contract": "100SA"}, "contract must be"),
+                        (doc | {"belot": [1, 1]}, "at most 1 belote"),
+                        (doc | {"declarations": [["tierce"], []]}, "no announcements"),
+                        (doc | {"capot": 0}, "took every trick")):
+        done = run_engine("score", "-", stdin=json.dumps(bad))
+        assert done.returncode == 1 and reason in done.stderr, (bad, done.stderr)
