@@ -21,12 +21,14 @@ from tests.e2e.ui import (
     Frames,
     TableState,
     act,
+    add_bot,
     close_summary,
     create_table,
     fill_bots,
     sign_in,
     start,
     table_state,
+    take_seat,
     wait_for_something_to_do,
 )
 
@@ -187,3 +189,42 @@ def test_a_coinche_match_is_kept_and_replayed(page: Page, rest: httpx2.Client) -
     expect(bid).to_contain_text(re.compile(r"\d+ [♣♦♥♠]|Capot|Générale|trumps"))
     page.goto(f"/#/match/{table_id}")
     expect(page.locator("[data-testid=analyse]")).to_be_visible()  # analysed: test_app_coinche
+
+
+def test_a_coinche_out_of_turn_from_the_page_of_a_seat_not_to_move(open_page: OpenPage) -> None:
+    """Ana (seat 0), Ivo (1) and Eva (3) at a table that coinches at any time, a bot in
+    seat 2: once Ana's bid stands and Ivo is to speak, Eva's page offers the coinche, says
+    whose turn it is, and her click coinches Ana's bid; the turn passes to Ana."""
+    ana, ivo, eva = open_page(), open_page(), open_page()
+    sign_in(ana, "Ana")
+    table_id = create_table(ana, "À la volée", variant="coinche", coinche_timing="any_time")
+    for page, name, seat in ((ivo, "Ivo", 1), (eva, "Eva", 3)):
+        sign_in(page, name, path=f"/#/t/{table_id}")
+        take_seat(page, seat)
+    add_bot(ana, 2)
+    start(ana)
+    pages = {0: ana, 1: ivo, 3: eva}
+    for _ in range(MAX_TURNS):
+        state = table_state(ana)
+        if state.phase == "auction" and state.turn == "1" and ana.locator(
+                "#contract[data-contract]").count():
+            break  # Ana's bid stands (no other seat bids here) and Ivo is to speak
+        mover = pages.get(int(state.turn)) if state.turn else None
+        if mover is None or not table_state(mover).my_turn:
+            ana.wait_for_timeout(50)  # a bot's move, or a frame on its way; bounded
+            continue
+        mine = table_state(mover)
+        bids = [a for a in mine.actions if POINT_BID.match(a)]
+        act(mover, mine, bids[0] if mover is ana and bids else "pass")
+    else:
+        raise AssertionError(f"Ana's bid never stood with Ivo to speak: {table_state(ana)}")
+    bid = ana.locator("#contract").get_attribute("data-contract")
+    panel = eva.locator("#actions")
+    expect(panel.locator("button[data-action]")).to_have_count(1)
+    expect(panel).to_contain_text("Ivo is bidding — you may coinche now")
+    before = table_state(eva)
+    act(eva, before, "coinche")
+    expect(ana.locator("#contract")).to_contain_text("coinched ×2")
+    expect(ana.locator("#table")).to_have_attribute("data-turn", "0")
+    assert ana.locator("#contract").get_attribute("data-contract") == bid
+    expect(ana.locator("#actions button[data-action=surcoinche]")).to_be_visible()
