@@ -21,6 +21,7 @@ from engine.deal import trick_state
 from engine.declarations import COMBOS
 from engine.scoring import DealResult, MatchProgress, after_deal
 
+from .contracts import result_fields
 from .db.schemas import SeatOut
 from .matchlog import Seat
 
@@ -64,6 +65,8 @@ class ResultOut(BaseModel):
     valat: int | None
     score: tuple[int, int]
     hanging: int
+    value: int | None = Field(default=None, description="Coinche: the bid's value (80..160, "
+                              "capot 250, générale 500); `contract` names the bid (`120H`).")
 
 
 class DealFrames(BaseModel):
@@ -129,18 +132,21 @@ def deal_frames(index: int, deal: Deal, result: DealResult, after: MatchProgress
         hands=[[card_name(c) for c in card_list(mask)] for mask in deal.dealt or deal.hands],
         turned=None if deal.turned is None else card_name(deal.turned),
         auction=auction,
-        tricks=[trick_out(leader, cards, deal.contract) for leader, cards in deal.tricks],
+        tricks=[trick_out(leader, cards, deal) for leader, cards in deal.tricks],
         announcements=_announcements(deal),
         belots=belots,
-        result=ResultOut.model_validate(result.to_dict()),
+        result=ResultOut.model_validate(result_fields(result)),
         totals=after.totals,
         target=after.target,
     )
 
 
-def trick_out(leader: int, cards: tuple[int, ...], contract: int) -> TrickOut:
-    """A finished trick with its winner and points: for the replay and the live event."""
-    winner, _, points = trick_state(cards, leader, contract)
+def trick_out(leader: int, cards: tuple[int, ...], deal: Deal) -> TrickOut:
+    """A finished trick of ``deal`` with its winner and points, the cards valued as the
+    deal's rules value them in its contract (Coinche's sans-atout and tout-atout have their
+    own values): for the replay and the live event."""
+    contract = deal.contract
+    winner, _, points = trick_state(cards, leader, contract, deal.options.points[contract])
     return TrickOut(leader=leader, cards=[card_name(c) for c in cards], winner=winner,
                     points=points)
 

@@ -12,6 +12,7 @@ from typing import Any
 from engine import Action, Match, action_name
 from engine.actions import is_announce, is_play
 
+from .contracts import named_view, result_fields
 from .events import ActionEvent
 from .replays import ResultOut, TrickOut, trick_out
 from .vocabulary import Actor
@@ -20,7 +21,13 @@ from .vocabulary import Actor
 def spectator_view(match: Match) -> dict[str, Any]:
     """The view of someone without a seat, in the shape of a seat's view (docs/protocol.md):
     no seat, no hand, no legal actions, announcements' cards once the deal is over."""
-    return match.public_observation().to_dict()
+    return named_view(match, match.public_observation().to_dict(), None)
+
+
+def seat_view(match: Match, seat: int) -> dict[str, Any]:
+    """What ``seat`` may see (docs/protocol.md): its hand, the public facts, the actions
+    open to it now (a coinche out of turn included)."""
+    return named_view(match, match.observation(seat).to_dict(), seat)
 
 
 def action_events(seat: int, action: Action, by: Actor, trick: TrickOut | None = None,
@@ -53,10 +60,10 @@ def trick_event(match: Match, action: Action) -> TrickOut | None:
     if not deal.tricks:  # the deal's last trick: the next deal has been dealt
         deal = match.deals[-2]
     leader, cards = deal.tricks[-1]
-    return trick_out(leader, cards, deal.contract)
+    return trick_out(leader, cards, deal)
 
 
 def results(match: Match, finished: int) -> list[ResultOut] | None:
     """The results of the deals ``match`` finished since it had ``finished`` of them, for
     the event of the action that ended them; None if it ended none."""
-    return [ResultOut.model_validate(r.to_dict()) for r in match.results[finished:]] or None
+    return [ResultOut.model_validate(result_fields(r)) for r in match.results[finished:]] or None

@@ -247,7 +247,8 @@ def test_each_kind_is_sent_as_it_always_was() -> None:
          '{"kind":"action","seat":2,"action":"AH","by":"player","trick":{"leader":3,'
          '"cards":["9H","KH","TH","AH"],"winner":2,"points":25},"deal_results":[{"outcome":'
          '"made","contract":"AT","bidder":0,"multiplier":4,"card_points":[133,125],'
-         '"declarations":[0,0],"belot":[0,0],"valat":null,"score":[104,0],"hanging":0}]}'),
+         '"declarations":[0,0],"belot":[0,0],"valat":null,"score":[104,0],"hanging":0,'
+         '"value":null}]}'),  # value: Coinche's bid value, added at the end (issue #31)
         (ForfeitEvent(seat=3), '{"kind":"forfeit","seat":3}'),
         (PresenceEvent(seat=0), '{"kind":"presence","seat":0}'),
         (StorageEvent(available=False), '{"kind":"storage","available":false}'),

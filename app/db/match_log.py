@@ -116,7 +116,7 @@ def row_result(row: models.Deal) -> DealResult | None:
         row.outcome, row.contract, row.bidder, row.multiplier,
         _pair(row.card_points0, row.card_points1), _pair(row.declarations0, row.declarations1),
         _pair(row.belot0, row.belot1), row.valat, _pair(row.score0, row.score1),
-        row.hanging or 0,
+        row.hanging or 0, row.value,
     )
 
 

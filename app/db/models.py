@@ -149,6 +149,9 @@ class Deal(Base):
     finished_at: Mapped[datetime | None]
     outcome: Mapped[str | None] = mapped_column(String(12))
     contract: Mapped[int | None] = mapped_column(SmallInteger)  # engine contract int
+    # Coinche: the bid's value (80..160, capot 250, générale 500); its strain is
+    # ``contract``, its coinche level the ``multiplier``.  Null in the other variants.
+    value: Mapped[int | None] = mapped_column(SmallInteger)
     bidder: Mapped[int | None] = mapped_column(SmallInteger)  # seat
     multiplier: Mapped[int | None] = mapped_column(SmallInteger)
     card_points0: Mapped[int | None] = mapped_column(SmallInteger)

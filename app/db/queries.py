@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from sqlalchemy import Select, and_, bindparam, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ..contracts import result_fields
 from . import models
 from .match_log import MatchLog, load_logs, row_result
 from .models import UTCDateTime
@@ -194,7 +195,7 @@ def _deal(d: models.Deal) -> DealOut:
     result = row_result(d)
     return DealOut.model_validate({
         "index": d.idx, "dealer": d.dealer, "started_at": d.started_at,
-        "finished_at": d.finished_at, **(result.to_dict() if result else {}),
+        "finished_at": d.finished_at, **(result_fields(result) if result else {}),
     })
 
 

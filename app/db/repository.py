@@ -279,4 +279,5 @@ def result_columns(result: DealResult) -> dict[str, Any]:
         "declarations0": result.declarations[0], "declarations1": result.declarations[1],
         "belot0": result.belot[0], "belot1": result.belot[1], "valat": result.valat,
         "score0": result.score[0], "score1": result.score[1], "hanging": result.hanging,
+        "value": result.value,
     }

@@ -49,6 +49,8 @@ class DealOut(BaseModel):
     valat: int | None = None
     score: tuple[int, int] | None = None
     hanging: int | None = None
+    value: int | None = Field(default=None, description="Coinche: the bid's value; "
+                              "`contract` names the bid (`120H`, `capotS`).")
 
 
 class MatchDetail(MatchSummary):

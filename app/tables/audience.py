@@ -15,7 +15,7 @@ from engine import Match
 from ..events import ChatEvent, Event
 from ..models import TablePublic
 from ..protocol import CloseCode, State, StateKind
-from ..views import spectator_view
+from ..views import seat_view, spectator_view
 from ..vocabulary import TableStatus
 from .clients import Client
 from .turns import Turns
@@ -127,7 +127,7 @@ class Audience:
             seat=client.seat,
             view=None if match is None else (
                 spectator_view(match) if client.seat is None
-                else match.observation(client.seat).to_dict()),
+                else seat_view(match, client.seat)),
             turn=match.current_player() if table.status == TableStatus.PLAYING and match else None,
             deadline=None if deadline is None else int(deadline * 1000),
             chat=chat,

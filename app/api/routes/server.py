@@ -60,6 +60,16 @@ async def variants() -> dict[str, dict[str, dict[str, Any]]]:
     }
 
 
+@router.get("/variants/presets")
+async def presets() -> dict[str, dict[str, dict[str, Any]]]:
+    """Each variant's named presets (Coinche's, COINCHE.md §9.2): the flags each sets
+    besides the defaults, so that a create form shows them; a variant without presets has
+    none.  A table takes ``{"preset": NAME}`` among its options, the other flags given
+    overriding it."""
+    return {variant: {name: dict(flags) for name, flags in (rules.presets or {}).items()}
+            for variant, rules in VARIANTS.items()}
+
+
 class ChoicesOut(BaseModel):
     values: list[str]
     default: str = Field(description="What the server takes when a request leaves it out.")

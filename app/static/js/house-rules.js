@@ -57,6 +57,18 @@ export function houseRulesLine(variant, options) {
   });
 }
 
+/** The scale a table's deals are scored by: the flags `names` of its rules in words, one
+ *  line (the score sheet's; the flags not in the variant are left out). */
+export function houseRulesScale(variant, options, names) {
+  const line = h("p.house-rules-line.scale", { "data-testid": "score-scale" });
+  return whenKnown(line, (known) => {
+    const rules = houseRules(known[variant] || {}, options || {}).filter((rule) => names.includes(rule.name));
+    fill(line, rules.length ? [h("span.house-rules-title", {}, t("coinche.scale")), " ",
+      rules.map((rule, i) => [i ? " · " : "", h("span.house-rule", { "data-flag": rule.name },
+        `${rule.label}: `, h("strong", {}, rule.value))])] : null);
+  });
+}
+
 /** Every house rule of the table, the changed ones marked: the table's rules dialog. */
 export function houseRulesList(variant, options) {
   const list = h("ul.house-rules-list", { "data-testid": "table-house-rules" });

@@ -5,6 +5,7 @@
 import { h, storedFlag } from "./dom.js";
 import { t } from "./i18n.js";
 import { rankText, suitColour, suitSymbol } from "./cards.js";
+import { coincheCallLabel, coincheMultiplierLabel, pointBid, pointBidLabel } from "./coinche-labels.js";
 
 const SUITS = ["C", "D", "H", "S"];
 const COUNTERCLOCKWISE = ["bottom", "right", "top", "left"];
@@ -29,11 +30,15 @@ export function suitMark(suit, tag = "span.suit", attrs = { "aria-hidden": "true
 /** A contract with its symbol: "♥ Hearts", "No trumps", "All trumps". */
 export function contractLabel(contract) {
   if (!contract) return "";
+  const points = pointBidLabel(contract);
+  if (points) return points;
   return isSuit(contract) ? `${suitSymbol(contract)} ${t(`bid.${contract}`)}` : t(`bid.${contract}`);
 }
 
-/** "×2 doubled", "×4 redoubled", or nothing. */
-export function multiplierLabel(multiplier) {
+/** "×2 doubled", "×4 redoubled" (Coinche's contract: "coinched ×2"), or nothing. */
+export function multiplierLabel(multiplier, contract = null) {
+  const coinched = coincheMultiplierLabel(multiplier, contract);
+  if (coinched) return coinched;
   return multiplier === 4 ? t("bid.redoubled") : multiplier === 2 ? t("bid.doubled") : "";
 }
 
@@ -41,6 +46,11 @@ export function multiplierLabel(multiplier) {
  *  ("×2"); no contract: "—". */
 export function contractMark(contract, multiplier = 1) {
   if (!contract) return h("span.contract-label", {}, "—");
+  const points = pointBid(contract);
+  if (points) {
+    return h("span.contract-label", {}, h("span.contract-name", {}, pointBidLabel(contract)),
+      multiplier > 1 ? h("span.multiplier", {}, multiplierLabel(multiplier, contract)) : null);
+  }
   return h("span.contract-label", {},
     isSuit(contract) ? suitMark(contract) : null,
     h("span.contract-name", {}, t(`bid.${contract}`)),
@@ -51,12 +61,15 @@ export function contractMark(contract, multiplier = 1) {
 
 /** The label of an auction call as it appears in the log ("Pass", "♥ Hearts", "Double"). */
 export function callLabel(bid) {
+  const coinche = coincheCallLabel(bid);
+  if (coinche) return coinche;
   return bid === "pass" || bid === "double" || bid === "redouble" ? t(`bid.${bid}`)
     : contractLabel(bid);
 }
 
 /** A call of the auction, short enough for a grid cell: a suit by its symbol. */
 export function callMark(call) {
+  if (coincheCallLabel(call) || pointBid(call)) return h(`span.call.call-point`, {}, callLabel(call));
   if (isSuit(call)) {
     const name = t(`bid.${call}`);
     return suitMark(call, "span.call.call-suit.suit", { title: name, "aria-label": name });

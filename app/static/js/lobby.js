@@ -9,6 +9,7 @@ import { protocol } from "./protocol.js";
 import { houseRulesLine, variantSpecs } from "./house-rules.js";
 import { playNowCard, showQueue } from "./quickplay.js";
 import { profileLink, ratingMark } from "./rating.js";
+import { presetBase, presetSets, wirePresets } from "./presets.js";
 
 const HERO_CARDS = ["JH", "9H", "AH", "TH", "KH", "QH"];
 
@@ -107,17 +108,18 @@ function flagControl(name, spec) {
   return h("label.flag", {}, h("span", {}, label),
     h("select", { name: control },
       spec.values.map((value) => h("option", { value, selected: value === spec.default },
-        t(`flag.${name}.${value}`)))));
+        typeof value === "number" ? String(value) : t(`flag.${name}.${value}`)))));
 }
 
-/** The flags whose control differs from the variant's default. */
-function changedOptions(form, flags) {
+/** The flags whose control differs from the variant's default, or from the value the
+ *  chosen preset gives it (`base`). */
+function changedOptions(form, flags, base = {}) {
   const options = {};
   for (const [name, spec] of Object.entries(flags)) {
     const el = form.elements[`opt-${name}`];
     const value = typeof spec.default === "boolean" ? el.checked
-      : !spec.values.length ? Number.parseInt(el.value, 10) : el.value;
-    if (value !== spec.default) options[name] = value;
+      : typeof spec.default === "number" ? Number.parseInt(el.value, 10) : el.value;
+    if (value !== (name in base ? base[name] : spec.default)) options[name] = value;
   }
   return options;
 }
@@ -164,10 +166,13 @@ function createForm(ctx) {
   restoreDraft(form, keyOf);
   if (form.elements.rated.checked) form.elements.private.disabled = true;
   let flags = {};
+  let presets = null;
   const showRules = async () => {
     flags = (await variantSpecs())[variant.value];
     fill(rules, Object.entries(flags).map(([name, spec]) => flagControl(name, spec)));
     restoreDraft(rules, keyOf);
+    presets = "preset" in flags ? (await presetSets())[variant.value] : null;
+    wirePresets(rules, flags, presets);
   };
   variant.addEventListener("change", showRules);
   showRules().catch(ctx.toast);
@@ -180,7 +185,7 @@ function createForm(ctx) {
       turn_seconds: Number(data.turn_seconds.value) || undefined,
       private: data.private.checked,
       spectator_chat: data.spectator_chat.checked,
-      options: changedOptions(form, flags),
+      options: changedOptions(form, flags, presetBase(form, presets)),
       ...(data.rated.checked ? { rated: true } : {}),
     };
     const button = form.querySelector("[data-testid=create]");

@@ -7,6 +7,7 @@ import {
   callMark, cardLabel, comboName, contractLabel, contractMark, outcomeMark, pastPlayerName,
   pastSeat, seatPositions, seatWhere, teamLabeller,
 } from "./labels.js";
+import { strainOf } from "./coinche-labels.js";
 
 const fourColour = () => storedFlag("belote.fourColour", false);
 
@@ -230,7 +231,7 @@ function table(ctx, data, deal, frame) {
       badges.push(h("span.dealer-chip", { title: t("replay.dealer") }, t("replay.dealer_chip")));
     }
     if (seat === result.bidder) badges.push(h("span.bidder-badge", {}, contractMark(result.contract, result.multiplier)));
-    const hand = ctx.cards.sortHand(frame.hands[seat], result.contract || "");
+    const hand = ctx.cards.sortHand(frame.hands[seat], strainOf(result.contract) || "");
     return h(`div.replay-seat.pos-${positions[seat]}.team-${seat % 2}`, {
       "data-replay-seat": seat,
     },

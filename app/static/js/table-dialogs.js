@@ -5,6 +5,8 @@ import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { keepHistoryOffer } from "./account.js";
 import { profileLink, ratingChange, ratingMark } from "./rating.js";
+import { houseRulesScale } from "./house-rules.js";
+import { SCALE_FLAGS } from "./coinche-labels.js";
 import {
   contractLabel, declarationLabel, multiplierLabel, myTeam, seatName, seatPositions, teamLabels,
   teamName, watching,
@@ -33,7 +35,7 @@ function outcomeMark(result, frame, tag) {
 
 function contractCell(result, frame) {
   if (!result.contract) return t("outcome.all_passed");
-  const mult = multiplierLabel(result.multiplier);
+  const mult = multiplierLabel(result.multiplier, result.contract);
   return [contractLabel(result.contract), mult ? h("span.mult", {}, ` ${mult}`) : null,
     h("div.muted.small", {}, seatName(frame.table, result.bidder))];
 }
@@ -101,7 +103,7 @@ export function dealSummary(frame, results, tag = "div#deal-summary", raisedTo =
     h("p.summary-line", {}, result.contract
       ? t("summary.contract_by", { contract: contractLabel(result.contract), name: seatName(frame.table, result.bidder) })
       : t("outcome.all_passed"),
-      result.multiplier > 1 ? h("span.mult", {}, ` ${multiplierLabel(result.multiplier)}`) : null),
+      result.multiplier > 1 ? h("span.mult", {}, ` ${multiplierLabel(result.multiplier, result.contract)}`) : null),
     outcomeMark(result, frame, "p.outcome"),
     result.hanging ? h("p.summary-line", {}, t("summary.hanging", { points: result.hanging })) : null,
     result.outcome === "redeal" ? null : breakdown(result, frame),
@@ -121,6 +123,7 @@ export function scoreSheetContent(frame, summary, onClose, raisedTo = null) {
     summary ? dealSummary(frame, summary, "div#deal-summary", raisedTo) : null,
     summary ? h("h3", {}, t("sheet.title")) : null,
     played ? sheet(frame) : h("p.muted.sheet-empty", { "data-testid": "sheet-empty" }, t("sheet.empty")),
+    houseRulesScale(frame.table.variant, frame.table.options, SCALE_FLAGS),
     h("div.dialog-foot", {}, h("button.btn.primary", { type: "button", onclick: onClose },
       summary ? t("summary.continue") : t("common.close"))),
   ];

@@ -11,6 +11,8 @@ import {
 import { lastTrick } from "./table-dialogs.js";
 import { plateTimeout, turnNotes } from "./turn-timer.js";
 import { ratingChange, ratingMark } from "./rating.js";
+import { coincheAuction, isCoincheAuction } from "./coinche-auction.js";
+import { strainOf } from "./coinche-labels.js";
 
 const RING = 2 * Math.PI * 27;
 
@@ -125,7 +127,7 @@ function hand(frame, ui) {
   const view = frame.view;
   if (!view || frame.seat === null) return h("div#hand.empty");
   const legal = new Set(view.legal_actions.map((a) => a.replace("+belot", "")));
-  const cards = sortHand(view.hand, view.contract);
+  const cards = sortHand(view.hand, strainOf(view.contract));
   return h("div#hand", { role: "listbox", "aria-label": t("table.your_hand"),
                          style: `--n:${cards.length}` },
     cards.map((card, i) => {
@@ -139,6 +141,7 @@ function hand(frame, ui) {
 
 function auctionButtons(frame, ui) {
   const view = frame.view;
+  if (isCoincheAuction(view.legal_actions)) return coincheAuction(view, ui.onAction);
   const order = ["C", "D", "H", "S", "NT", "AT", "double", "redouble", "pass"];
   const legal = order.filter((a) => view.legal_actions.includes(a));
   return h("div.bids", {}, legal.map((action) => {
@@ -170,8 +173,10 @@ function actions(frame, ui) {
   }
   if (view.phase === "auction") {
     const who = frame.turn === null ? "" : seatName(frame.table, frame.turn);
+    const turn = mine && frame.turn === frame.seat; // else a coinche out of turn (COINCHE.md §4.3)
     return h(`div#actions.panel.auction${mine ? ".mine" : ""}`, {},
-      h("div.panel-title", {}, mine ? t("auction.your_call") : t("auction.waiting", { name: who })),
+      h("div.panel-title", {}, turn ? t("auction.your_call")
+        : t(mine ? "coinche.may_coinche" : "auction.waiting", { name: who })),
       mine ? auctionButtons(frame, ui) : null);
   }
   const declarations = view.legal_actions.filter((a) => a.startsWith("announce "));
@@ -214,8 +219,8 @@ function auctionLog(frame) {
 
 export function contractBadge(view) {
   if (!view || !view.contract) return h("div#contract.badge.none", {}, view ? t("table.bidding") : "");
-  const mult = multiplierLabel(view.multiplier);
-  return h(`div#contract.badge.contract-${view.contract}`, {},
+  const mult = multiplierLabel(view.multiplier, view.contract);
+  return h(`div#contract.badge.contract-${strainOf(view.contract)}`, { "data-contract": view.contract },
     h("span.label", {}, t("table.contract")),
     h("strong", {}, contractLabel(view.contract)),
     mult ? h("span.mult", {}, mult) : null);
