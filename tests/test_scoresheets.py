@@ -70,6 +70,8 @@ def test_each_deal_is_scored_as_the_engine_scores_it_until_a_winner(
     sheet = new_sheet(client, ana)
     assert (sheet["names"], sheet["deals"], sheet["totals"], sheet["winner"], sheet["target"]) \
         == (NAMES, [], [0, 0], None, 151)
+    assert (sheet["contracts"], sheet["multipliers"], sheet["declaration_contracts"]) == (
+        ["C", "D", "H", "S", "NT", "AT"], [1, 2, 4], ["C", "D", "H", "S", "AT"])
     url = f"/api/scoresheets/{sheet['id']}/deals"
     first = client.post(url, json=ALL_TRUMPS, headers=ana)
     assert first.status_code == 201, first.text
@@ -130,7 +132,8 @@ def test_a_sheet_is_its_owners_alone_and_listed_in_its_history(client: TestClien
     ana, ivo = guest(client), guest(client, "Ivo")
     first = new_sheet(client, ana)
     second = new_sheet(client, ana, "classic", {"litige": "carry"})
-    assert second["options"] == {"litige": "carry"}
+    assert (second["options"], second["contracts"], second["multipliers"]) == (
+        {"litige": "carry"}, ["C", "D", "H", "S"], [1])
     path = f"/api/scoresheets/{first['id']}"
     refused(client.get(path, headers=ivo), 404, "scoresheet_not_found")
     refused(client.post(f"{path}/deals", json=ALL_TRUMPS, headers=ivo), 404,

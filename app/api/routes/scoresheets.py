@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.cards import CONTRACT_NAMES
 from engine.variants import Variant
 
 from ... import scoresheets
@@ -56,6 +57,10 @@ class Sheet(BaseModel):
     totals: list[int]
     hanging: int = Field(description="Points hanging, carried into the next deal.")
     winner: int | None
+    contracts: list[str] = Field(description="The contracts the variant has, for a form.")
+    multipliers: list[int] = Field(description="The multipliers a deal may be played at.")
+    declaration_contracts: list[str] = Field(
+        description="The contracts in which declarations score (none: no declarations).")
 
 
 class DealScore(BaseModel):
@@ -73,7 +78,12 @@ class SheetPage(BaseModel):
 
 def sheet_view(sheet: SheetRow) -> Sheet:
     scored = scoresheets.score(sheet)
+    options = scoresheets.options_of(sheet.variant, sheet.options)
+    contracts = [CONTRACT_NAMES[k] for k in options.contracts]
     return Sheet(
+        contracts=contracts, multipliers=list(options.multipliers),
+        declaration_contracts=[name for k, name in zip(options.contracts, contracts, strict=True)
+                               if options.declarations_in(k) is not None],
         id=sheet.id, variant=sheet.variant, options=sheet.options, names=sheet.names,
         created_at=sheet.created_at.isoformat(), target=scored.progress.target,
         deals=[SheetDeal(result=r.to_dict(), summary=s)

@@ -66,3 +66,33 @@ export function houseRulesList(variant, options) {
       h("span.rule-value", {}, rule.value,
         rule.changed ? h("span.changed-tag", {}, t("help.changed")) : null)))));
 }
+
+/** A house rule's control in a form, named `opt-<flag>`, set to the variant's default. */
+export function flagControl(name, spec) {
+  const control = `opt-${name}`;
+  const label = t(`flag.${name}`);
+  if (typeof spec.default === "boolean") {
+    return h("label.flag.check", {},
+      h("input", { type: "checkbox", name: control, checked: spec.default }), h("span", {}, label));
+  }
+  if (!spec.values.length) {
+    return h("label.flag", {}, h("span", {}, label),
+      h("input", { type: "number", name: control, min: 1, max: spec.max, step: 1, value: spec.default }));
+  }
+  return h("label.flag", {}, h("span", {}, label),
+    h("select", { name: control },
+      spec.values.map((value) => h("option", { value, selected: value === spec.default },
+        t(`flag.${name}.${value}`)))));
+}
+
+/** The flags whose control differs from the variant's default. */
+export function changedOptions(form, flags) {
+  const options = {};
+  for (const [name, spec] of Object.entries(flags)) {
+    const el = form.elements[`opt-${name}`];
+    const value = typeof spec.default === "boolean" ? el.checked
+      : !spec.values.length ? Number.parseInt(el.value, 10) : el.value;
+    if (value !== spec.default) options[name] = value;
+  }
+  return options;
+}

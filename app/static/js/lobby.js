@@ -6,7 +6,7 @@ import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { protocol } from "./protocol.js";
-import { houseRulesLine, variantSpecs } from "./house-rules.js";
+import { changedOptions, flagControl, houseRulesLine, variantSpecs } from "./house-rules.js";
 import { playNowCard, showQueue } from "./quickplay.js";
 import { profileLink, ratingMark } from "./rating.js";
 
@@ -91,35 +91,6 @@ export function nameCard(ctx, { onSaved, prompt } = {}) {
   keepDraft(form);
   restoreDraft(form);
   return form;
-}
-
-function flagControl(name, spec) {
-  const control = `opt-${name}`;
-  const label = t(`flag.${name}`);
-  if (typeof spec.default === "boolean") {
-    return h("label.flag.check", {},
-      h("input", { type: "checkbox", name: control, checked: spec.default }), h("span", {}, label));
-  }
-  if (!spec.values.length) {
-    return h("label.flag", {}, h("span", {}, label),
-      h("input", { type: "number", name: control, min: 1, max: spec.max, step: 1, value: spec.default }));
-  }
-  return h("label.flag", {}, h("span", {}, label),
-    h("select", { name: control },
-      spec.values.map((value) => h("option", { value, selected: value === spec.default },
-        t(`flag.${name}.${value}`)))));
-}
-
-/** The flags whose control differs from the variant's default. */
-function changedOptions(form, flags) {
-  const options = {};
-  for (const [name, spec] of Object.entries(flags)) {
-    const el = form.elements[`opt-${name}`];
-    const value = typeof spec.default === "boolean" ? el.checked
-      : !spec.values.length ? Number.parseInt(el.value, 10) : el.value;
-    if (value !== spec.default) options[name] = value;
-  }
-  return options;
 }
 
 /** The create form's "Rated" box: accounts only (a hint says so to others); a rated table
@@ -272,7 +243,8 @@ export function renderLobby(root, ctx) {
       h("div.hero-fan", { "aria-hidden": "true" },
         HERO_CARDS.map((card, i) => h("div.hero-card", { style: `--i:${i}` }, cardSvg(card))))),
     h("div.lobby-grid", {},
-      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), playNowCard(ctx), createForm(ctx)),
+      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), playNowCard(ctx), createForm(ctx),
+        h("a.card.scores-link", { href: "#/scores", "data-testid": "scores-link" }, t("sheets.link"))),
       tables)));
   render();
   refresh();

@@ -78,15 +78,16 @@ function header() {
 /** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
-    : "./history.js");
+    : kind === "scores" ? "./scoresheet.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
-    leaderboard: module.renderLeaderboard, players: module.renderProfile }[kind];
+    leaderboard: module.renderLeaderboard, players: module.renderProfile, scores: module.renderScores }[kind];
   return render(app, ctx, id);
 }
 
+// A profile is nobody's section: it is reached from the board, a table, a match.
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
-  leaderboard: "nav-leaderboard", players: "nav-leaderboard" };
+  scores: "nav-history", leaderboard: "nav-leaderboard", players: null };
 
 async function route() {
   const token = ++routeToken;
@@ -94,8 +95,8 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players)?\/?([^/]*)/) || [];
-  const section = SECTIONS[kind] || (kind === "login" || kind === "signup" ? null : "nav-lobby");
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players|scores)?\/?([^/]*)/) || [];
+  const section = kind in SECTIONS ? SECTIONS[kind] : kind === "login" || kind === "signup" ? null : "nav-lobby";
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
     link.classList.toggle("active", link.dataset.testid === section);
@@ -104,9 +105,13 @@ async function route() {
   try {
     await loadProtocol(); // every page speaks it; a failed load is retried by the next route
     if (token !== routeToken) return;
-    if (kind === "t" && id) {
+    if ((kind === "t" && id) || kind === "scores") {
       if (!guest()) {
-        fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route, prompt: t("lobby.name_to_join") })));
+        fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route,
+          prompt: t(kind === "t" ? "lobby.name_to_join" : "sheets.name_first") })));
+      } else if (kind === "scores") {
+        const done = (await lazyPage(kind, id, token)) || null;
+        if (token === routeToken) cleanup = done;
       } else {
         cleanup = renderTable(app, ctx, id);
         onTable = true;
