@@ -93,7 +93,11 @@ class BotCreate(BaseModel):
 class RatingView(BaseModel):
     """A rating as every route and event shows it (docs/ratings.md)."""
 
-    value: int = Field(description="The display value: estimate less 3 sigmas, as ranked.")
+    value: int = Field(description="The conservative value leaderboards rank by: the "
+                       "estimate less its margin (3 sigmas).")
+    estimate: int = Field(description="The skill estimate in display points: the rating "
+                          "shown, with a provisional mark while `provisional`.")
+    margin: int = Field(description="The estimate's uncertainty: 3 sigmas in display points.")
     mu: float
     sigma: float
     provisional: bool = Field(description="Too few rated matches (or too uncertain) to rank.")
@@ -103,7 +107,8 @@ class RatingView(BaseModel):
     @classmethod
     def of(cls, rating: ratings.Rating, matches: int | None) -> RatingView:
         """``matches`` None for a bot's fixed rating (never provisional)."""
-        return cls(value=ratings.display(rating), mu=round(rating.mu, 3),
+        return cls(value=ratings.display(rating), estimate=ratings.estimate(rating),
+                   margin=ratings.margin(rating), mu=round(rating.mu, 3),
                    sigma=round(rating.sigma, 3),
                    provisional=matches is not None and ratings.provisional(rating, matches),
                    matches=matches, bot=rating.bot)
