@@ -236,8 +236,10 @@ def test_each_kind_is_sent_as_it_always_was() -> None:
     result = ResultOut(outcome="made", contract="AT", bidder=0, multiplier=4,
                        card_points=(133, 125), declarations=(0, 0), belot=(0, 0), valat=None,
                        score=(104, 0), hanging=0)
-    before = RatingView(value=0, mu=25.0, sigma=8.333, provisional=True, matches=0)
-    after = RatingView(value=2, mu=27.5, sigma=7.9, provisional=True, matches=1)
+    before = RatingView(value=0, estimate=1500, margin=1000, mu=25.0, sigma=8.333,
+                        provisional=True, matches=0)
+    after = RatingView(value=2, estimate=1600, margin=948, mu=27.5, sigma=7.9,
+                       provisional=True, matches=1)
     cases: list[tuple[Event, str]] = [
         (SeatEvent(seat=2), '{"kind":"seat","seat":2}'),
         (StartEvent(), '{"kind":"start"}'),
@@ -260,8 +262,9 @@ def test_each_kind_is_sent_as_it_always_was() -> None:
         (RatingsEvent(changes=[RatingChangeOut(seat=0, player="p0", before=before,
                                                after=after)]),
          '{"kind":"ratings","changes":[{"seat":0,"player":"p0","before":{"value":0,'
-         '"mu":25.0,"sigma":8.333,"provisional":true,"matches":0,"bot":false},"after":'
-         '{"value":2,"mu":27.5,"sigma":7.9,"provisional":true,"matches":1,"bot":false}}]}'),
+         '"estimate":1500,"margin":1000,"mu":25.0,"sigma":8.333,"provisional":true,'
+         '"matches":0,"bot":false},"after":{"value":2,"estimate":1600,"margin":948,'
+         '"mu":27.5,"sigma":7.9,"provisional":true,"matches":1,"bot":false}}]}'),
     ]
     for event, sent in cases:
         assert frame(event).startswith(f'{{"type":"event","version":7,"event":{sent},'
