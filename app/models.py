@@ -13,7 +13,7 @@ from . import ratings
 from .accounts.passwords import check_password
 from .accounts.usernames import check_username
 from .names import MAX_NAME, clean_name, clean_player_name
-from .vocabulary import SeatKind, TableStatus
+from .vocabulary import BotPace, SeatKind, TableStatus
 
 # Names are normalized and checked by app/names.py, each refusal with its own 422 code.
 Name = Annotated[str, Field(max_length=MAX_NAME), AfterValidator(clean_name)]
@@ -83,6 +83,9 @@ class TableCreate(BaseModel):
     )
     rated: bool = Field(default=False, description="The result changes the players' "
                         "ratings: accounts only (bots may fill seats), never private.")
+    bot_pace: BotPace = Field(default=BotPace.NORMAL, description="How fast the bots play: "
+                              "`slow` waits twice `BOT_DELAY` before a bot's move, `fast` about a "
+                              "third of it.")
 
 
 class BotCreate(BaseModel):
@@ -150,6 +153,7 @@ class TablePublic(BaseModel):
     private: bool
     timeout_forfeits: bool
     spectator_chat: bool
+    bot_pace: BotPace = Field(description="How fast the bots play: slow, normal or fast.")
     status: TableStatus
     version: int
     owner: str = Field(description="The creator's player id: only they add bots and start.")

@@ -40,7 +40,7 @@ from app.models import RatingChangeOut, RatingView, SeatPublic, TablePublic
 from app.protocol import PROTOCOL_VERSION, State
 from app.replays import ResultOut, TrickOut
 from app.storage import StorageUnavailable
-from app.vocabulary import Actor, SeatKind, TableStatus
+from app.vocabulary import Actor, BotPace, SeatKind, TableStatus
 from tests.conftest import LiveServer, Rest, app_settings, run_server
 from tests.fake_clock import FakeClock
 from tests.waiting import eventually, received
@@ -222,7 +222,8 @@ def test_every_event_a_server_sends_is_of_the_schema_it_serves(served: Served) -
 def frame(event: Event) -> str:
     info = TablePublic(id="q3V0m2lJ8aXk", name="t", variant="bulgarian", options={},
                        turn_seconds=30, private=False, timeout_forfeits=False,
-                       spectator_chat=True, status=TableStatus.PLAYING, version=7, owner="o",
+                       spectator_chat=True, bot_pace=BotPace.NORMAL, status=TableStatus.PLAYING,
+                       version=7, owner="o",
                        seats=[SeatPublic(kind=SeatKind.BOT)] * 4, node="n")
     return State(type="event", version=7, event=event, table=info, seat=None, view=None,
                  turn=None, deadline=None).model_dump_json()

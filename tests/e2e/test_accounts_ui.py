@@ -122,8 +122,8 @@ def test_a_rated_match_changes_ratings_shown_on_the_leaderboard_and_profile(
     # conservative value (about 1500 - 1000 for a newcomer), and says why on hover.
     mine = changes.locator(".rating.provisional")
     expect(mine).to_have_text(re.compile(r"^1[3-6]\d\d\?$"))
-    expect(mine).to_have_attribute("title", re.compile(r"^Provisional rating 1[3-6]\d\d ± \d+ "
-                                                       r"after 1 rated matches"))
+    expect(mine).to_have_attribute("title", re.compile(r"^Provisional rating 1[3-6]\d\d ± \d+; "
+                                                       r"rated matches: 1\. "))
     me = stored(page)
     assert me
 
