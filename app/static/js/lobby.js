@@ -121,6 +121,9 @@ function createForm(ctx) {
                      value: me ? t("lobby.default_table_name", { name: me.name }) : "" })),
       h("label", {}, h("span", {}, t("lobby.turn_seconds")),
         h("input", { name: "turn_seconds", type: "number", min: 5, max: 600, value: 30 })),
+      h("label", {}, h("span", {}, t("lobby.bot_pace")),
+        h("select", { name: "bot_pace", "data-testid": "bot-pace" }, protocol.bot_paces.values.map((pace) =>
+          h("option", { value: pace, selected: pace === protocol.bot_paces.default }, t(`pace.${pace}`))))),
       h("label.check", {}, h("input", { type: "checkbox", name: "private" }),
         h("span", {}, t("lobby.private"))),
       h("label.check", {}, h("input", { type: "checkbox", name: "spectator_chat", checked: true }),
@@ -151,6 +154,7 @@ function createForm(ctx) {
       turn_seconds: Number(data.turn_seconds.value) || undefined,
       private: data.private.checked,
       spectator_chat: data.spectator_chat.checked,
+      bot_pace: data.bot_pace.value,
       options: changedOptions(form, flags),
       ...(data.rated.checked ? { rated: true } : {}),
     };

@@ -9,6 +9,8 @@ import { nameCard, renderLobby } from "./lobby.js";
 import { loadProtocol } from "./protocol.js";
 import { renderRules } from "./rules.js";
 import { SOUNDS_KEY, setSounds, soundsOn } from "./sounds.js";
+import { TWO_TAP_KEY, twoTapDefault } from "./confirm-tap.js";
+import { applyPace, paceOptions, setAnimationPace } from "./pace.js";
 import { renderTable } from "./table.js";
 import { toast } from "./toasts.js";
 
@@ -67,11 +69,14 @@ function header() {
   menu.title = t("settings.title");
   fill(select, LANGUAGES.map((code) => h("option", { value: code, selected: code === language() }, t(`lang.${code}`))));
   for (const [id, key, fallback] of [["four-colour", "belote.fourColour", false], ["animations", "belote.animations", true],
-    ["sounds", SOUNDS_KEY, soundsOn()]]) {
+    ["sounds", SOUNDS_KEY, soundsOn()], ["two-tap", TWO_TAP_KEY, twoTapDefault()]]) {
     const box = document.querySelector(`[data-testid=${id}]`);
     box.checked = storedFlag(key, fallback);
     box.closest("label").querySelector("span").textContent = t(`settings.${id}`);
   }
+  const pace = document.querySelector("[data-testid=animation-pace]");
+  pace.closest("label").querySelector("span").textContent = t("settings.animation-pace");
+  fill(pace, paceOptions().map(({ value, label, selected }) => h("option", { value, selected }, label)));
   document.querySelector(".api-link").textContent = t("nav.api");
 }
 
@@ -133,13 +138,14 @@ async function route() {
 }
 
 function settingsToggles() {
-  for (const [id, key] of [["four-colour", "belote.fourColour"], ["animations", "belote.animations"]]) {
+  for (const [id, key] of [["four-colour", "belote.fourColour"], ["animations", "belote.animations"], ["two-tap", TWO_TAP_KEY]]) {
     document.querySelector(`[data-testid=${id}]`).addEventListener("change", (event) => {
       storeFlag(key, event.target.checked);
       refresh();
     });
   }
   document.querySelector("[data-testid=sounds]").addEventListener("change", (event) => setSounds(event.target.checked));
+  document.querySelector("[data-testid=animation-pace]").addEventListener("change", (event) => setAnimationPace(event.target.value));
   document.getElementById("lang").addEventListener("change", (event) => setLanguage(event.target.value));
   // On a small screen the switches fold behind one labelled button, under the header.
   popupMenu(document.querySelector("[data-testid=settings-toggle]"), document.getElementById("settings"));
@@ -148,6 +154,7 @@ function settingsToggles() {
 
 async function start() {
   loadProtocol().catch(() => {}); // while the language loads; route() reports a failure
+  applyPace();
   settingsToggles();
   onLanguageChange(() => {
     header();
