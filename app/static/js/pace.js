@@ -6,7 +6,7 @@ import { t } from "./i18n.js";
 
 export const PACE_KEY = "belote.animationPace";
 const FACTORS = { slow: 1.8, normal: 1, fast: 0.45 };
-const DEFAULT = "normal";
+const DEFAULT = Object.keys(FACTORS).find((pace) => FACTORS[pace] === 1); // the pace as designed
 
 /** The chosen pace's name: slow, normal or fast. */
 export function animationPace() {
