@@ -43,11 +43,13 @@ function whenKnown(el, draw) {
   return el;
 }
 
-/** One line: the rules that differ from the variant's default, or "standard rules". */
-export function houseRulesLine(variant, options) {
+/** One line: the rules that differ from the variant's default, or "standard rules";
+ *  `omit`: flags shown elsewhere beside it (the table's score badge shows the target). */
+export function houseRulesLine(variant, options, { omit = [] } = {}) {
   const line = h("p.house-rules-line", { "data-testid": "house-rules" });
   return whenKnown(line, (known) => {
-    const changed = houseRules(known[variant] || {}, options || {}).filter((rule) => rule.changed);
+    const changed = houseRules(known[variant] || {}, options || {})
+      .filter((rule) => rule.changed && !omit.includes(rule.name));
     line.classList.toggle("standard", !changed.length);
     fill(line, changed.length
       ? [h("span.house-rules-title", {}, t("help.house_rules")), " ",
