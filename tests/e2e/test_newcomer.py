@@ -17,7 +17,7 @@ from playwright.sync_api import Page, Request, ViewportSize, expect
 from tests.e2e.conftest import OpenPage
 from tests.e2e.harness import PHONE
 from tests.e2e.ui import (
-    TableState,
+    TABLE_STATE,
     close_summary,
     create_table,
     fill_bots,
@@ -25,6 +25,8 @@ from tests.e2e.ui import (
     sign_in,
     start,
     start_with_bots,
+    table_state,
+    wait_past,
 )
 
 pytestmark = pytest.mark.e2e
@@ -78,28 +80,34 @@ def test_the_timers_notice_leaves_the_auctions_log(open_page: OpenPage) -> None:
     start(page)
     notice = page.locator("[data-testid=timeout-notice]")
     expect(notice).to_be_visible(timeout=30_000)  # a turn of the player's ran out
+    # Not in the bottom right corner, where the auction's log stands (150 px wide).
+    box = notice.bounding_box()
+    assert box is not None
+    assert box["y"] + box["height"] < 390 - 120 or box["x"] + box["width"] < 844 - 160, box
     assert not page.evaluate(OVERLAP, ["[data-testid=timeout-notice]", "#auction-log"])
 
 
 def test_an_upright_phone_hides_no_seats_cards(open_page: OpenPage) -> None:
-    """At every turn of a deal and the next, the summary open or not: no call's bubble
-    over a seat's cards, the right seat's dealer chip off its count."""
+    """A deal's summary open while the next auction runs, each call's bubble under its
+    plate: none over a seat's cards; and the right seat's dealer chip off its count."""
     page = open_page(PHONE)
-    page.add_init_script("localStorage.setItem('belote.twoTap', '0')")
     sign_in(page, "Ana")
     start_with_bots(page)
-    first: list[str] = []
-
-    def look(state: TableState) -> None:
-        first.append(state.deal)
-        for seat in ("top", "left", "right"):
-            bubble = [f".plate.pos-{seat} .bubble", f".backs.pos-{seat}"]
-            assert not page.evaluate(OVERLAP, bubble), seat
-        chip = [".plate.pos-right .dealer-chip", ".backs.pos-right .count"]
-        assert not page.evaluate(OVERLAP, chip)
-
-    play_until(page, lambda state: bool(first) and state.deal != first[0] and state.my_turn, look)
-    look(play_until(page, lambda state: state.my_turn))
+    play_until(page, lambda state: state.summary)
+    for _ in range(3):  # until a bot has called before the player's turn (it may open)
+        page.wait_for_function(f"() => ({TABLE_STATE})().my_turn")
+        if page.locator(".plate .bubble").count():
+            break
+        state = table_state(page)
+        page.locator("#actions button[data-action=pass]").click()
+        wait_past(page, state.version)
+    expect(page.locator("#score-sheet.floating")).to_be_visible()
+    expect(page.locator(".plate .bubble").first).to_be_visible()
+    for seat in ("top", "left", "right"):
+        bubble = [f".plate.pos-{seat} .bubble", f".backs.pos-{seat}"]
+        assert not page.evaluate(OVERLAP, bubble), seat
+    chip = [".plate.pos-right .dealer-chip", ".backs.pos-right .count"]
+    assert not page.evaluate(OVERLAP, chip)
 
 
 def test_the_table_says_its_house_rules_and_reads_on_the_felt(page: Page) -> None:
