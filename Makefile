@@ -18,6 +18,8 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # The install also compiles ai/_solver.c (the hard bot's exact search), so a change to it
 # reinstalls.
 $(STAMP): pyproject.toml setup.py ai/_solver.c
+	@echo "Setting up $(VENV): installing the packages and compiling the hard bot's search"
+	@echo "(a minute or two, once; quiet while it works)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet pip==26.3
 	rm -f ai/_solver.*.so  # else a failed (optional) build leaves the old one in use
@@ -25,7 +27,9 @@ $(STAMP): pyproject.toml setup.py ai/_solver.c
 	touch $(STAMP)
 
 run: $(STAMP)
+	@echo "Migrating the database..."
 	$(BIN)/alembic upgrade head
+	@echo "Serving on http://$${HOST:-127.0.0.1}:$${PORT:-8000}/ (another port: PORT=8080 make run; Ctrl-C stops)"
 	$(BIN)/python -m app
 
 $(CHROMIUM):

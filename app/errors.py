@@ -120,6 +120,13 @@ class ErrorCode(StrEnum):
     TOO_MANY_ANALYSES_FOR_YOU = "too_many_analyses_for_you", 429, (
         "this address asked for `ANALYSES_PER_ADDRESS` new analyses within "
         "`ANALYSIS_WINDOW`; with `Retry-After`")
+    # ------------------------------------------------------------- score sheets
+    SCORESHEET_NOT_FOUND = "scoresheet_not_found", 404, "no such score sheet of the caller's"
+    IMPOSSIBLE_DEAL = "impossible_deal", 422, (
+        "a score sheet's deal summary that no real deal gives, or malformed; the message is "
+        "the engine's reason (`python -m engine score`)")
+    SCORESHEET_OVER = "scoresheet_over", 409, (
+        "the score sheet's match has a winner, or the sheet holds 100 deals")
     # ------------------------------------------------------------- the server's own state
     STORAGE_UNAVAILABLE = "storage_unavailable", 503, (
         "the database cannot be reached now; for an action, the match log cannot be "

@@ -29,6 +29,7 @@ from .api.routes import (
     ops,
     play,
     players,
+    scoresheets,
     server,
     tables,
     ws,
@@ -71,7 +72,8 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
                    cluster.router):
         app.include_router(router, prefix="/api", responses=RATE_LIMITED)
     app.include_router(ws.router, prefix="/api")
-    for router in (history.router, players.router, analysis.router):  # their own /api
+    for router in (history.router, players.router, analysis.router,  # their own /api
+                   scoresheets.router):
         app.include_router(router, responses=RATE_LIMITED)
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
     app.include_router(docs.router)  # /docs

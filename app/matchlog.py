@@ -23,7 +23,7 @@ from engine.match import collector_paused
 from engine.record import RecordError
 
 from .models import Forfeit
-from .vocabulary import EndReason, SeatKind
+from .vocabulary import BotPace, EndReason, SeatKind
 
 
 @checked_dataclass(frozen=True)
@@ -60,6 +60,7 @@ class TableMeta(BaseModel):
     timeout_forfeits: bool
     spectator_chat: bool = True  # absent from rows older than the chat
     rated: bool = False  # the result changes ratings (app/db/ratings.py reads it)
+    bot_pace: BotPace = BotPace.NORMAL  # absent from rows older than issue #35
 
 
 class Owner(BaseModel):

@@ -13,7 +13,7 @@ from . import ratings
 from .accounts.passwords import check_password
 from .accounts.usernames import check_username
 from .names import MAX_NAME, clean_name, clean_player_name
-from .vocabulary import SeatKind, TableStatus
+from .vocabulary import BotPace, SeatKind, TableStatus
 
 # Names are normalized and checked by app/names.py, each refusal with its own 422 code.
 Name = Annotated[str, Field(max_length=MAX_NAME), AfterValidator(clean_name)]
@@ -83,6 +83,9 @@ class TableCreate(BaseModel):
     )
     rated: bool = Field(default=False, description="The result changes the players' "
                         "ratings: accounts only (bots may fill seats), never private.")
+    bot_pace: BotPace = Field(default=BotPace.NORMAL, description="How fast the bots play: "
+                              "`slow` waits twice `BOT_DELAY` before a bot's move, `fast` about a "
+                              "third of it.")
 
 
 class BotCreate(BaseModel):
@@ -93,7 +96,11 @@ class BotCreate(BaseModel):
 class RatingView(BaseModel):
     """A rating as every route and event shows it (docs/ratings.md)."""
 
-    value: int = Field(description="The display value: estimate less 3 sigmas, as ranked.")
+    value: int = Field(description="The conservative value leaderboards rank by: the "
+                       "estimate less its margin (3 sigmas).")
+    estimate: int = Field(description="The skill estimate in display points: the rating "
+                          "shown, with a provisional mark while `provisional`.")
+    margin: int = Field(description="The estimate's uncertainty: 3 sigmas in display points.")
     mu: float
     sigma: float
     provisional: bool = Field(description="Too few rated matches (or too uncertain) to rank.")
@@ -103,7 +110,8 @@ class RatingView(BaseModel):
     @classmethod
     def of(cls, rating: ratings.Rating, matches: int | None) -> RatingView:
         """``matches`` None for a bot's fixed rating (never provisional)."""
-        return cls(value=ratings.display(rating), mu=round(rating.mu, 3),
+        return cls(value=ratings.display(rating), estimate=ratings.estimate(rating),
+                   margin=ratings.margin(rating), mu=round(rating.mu, 3),
                    sigma=round(rating.sigma, 3),
                    provisional=matches is not None and ratings.provisional(rating, matches),
                    matches=matches, bot=rating.bot)
@@ -145,6 +153,7 @@ class TablePublic(BaseModel):
     private: bool
     timeout_forfeits: bool
     spectator_chat: bool
+    bot_pace: BotPace = Field(description="How fast the bots play: slow, normal or fast.")
     status: TableStatus
     version: int
     owner: str = Field(description="The creator's player id: only they add bots and start.")

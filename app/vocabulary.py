@@ -34,6 +34,18 @@ class Actor(StrEnum):
     TIMEOUT = "timeout"  # a bot playing for a human whose turn timed out
 
 
+class BotPace(StrEnum):
+    """How fast a table's bots play (issue #35): the table's creator chooses; each is a
+    factor on the ``BOT_DELAY`` a bot waits before it moves (:data:`PACE_FACTORS`)."""
+
+    SLOW = "slow"
+    NORMAL = "normal"
+    FAST = "fast"
+
+
+PACE_FACTORS = {BotPace.SLOW: 2.0, BotPace.NORMAL: 1.0, BotPace.FAST: 0.35}
+
+
 class EndReason(StrEnum):
     WON = "won"
     FORFEIT = "forfeit"  # a turn timed out at a table where that loses the match

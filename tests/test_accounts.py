@@ -243,6 +243,11 @@ def test_logout_and_a_new_password_close_the_sessions_sockets(client: TestClient
     ("ana", "short", "weak_password"),
     ("ana", "x" * 257, "weak_password"),
     ("anastasia", "ANASTASIA", "weak_password"),
+    ("ana", "abc12345", "weak_password"),  # in the common-password list
+    ("ana", "Password1", "weak_password"),
+    ("anastasia", "Anastasia2024!", "weak_password"),  # the username and digits
+    ("anastasia", "aisatsana", "weak_password"),  # reversed
+    ("ivo", "ivoivoivo", "weak_password"),
 ])
 def test_refused_sign_ups(client: TestClient, username: str, password: str, code: str) -> None:
     response = client.post("/api/accounts", json={"username": username, "password": password})

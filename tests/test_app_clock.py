@@ -9,9 +9,12 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import pytest
+
 from app.bots import BotRunner
 from app.storage import MemoryStorage
 from app.tables import Detach, Lobby, Table, TableConfig
+from app.vocabulary import PACE_FACTORS, BotPace
 from engine import Options, Phase
 from engine.actions import PASS
 from tests.actors import ANA, solo_table
@@ -136,4 +139,24 @@ def test_a_table_left_waiting_expires() -> None:
             clock.advance(1)
             await until(lambda: table.id not in lobby.tables, "the waiting table expired")
 
+    run(scenario)
+
+
+@pytest.mark.parametrize("pace", list(BotPace))
+def test_a_tables_bots_wait_as_long_as_its_pace_says(pace: BotPace) -> None:
+    """Issue #35: the creator's ``bot_pace`` scales BOT_DELAY (slow twice, fast about a
+    third): a bot moves at that pause and not before."""
+    async def scenario() -> None:
+        clock = FakeClock()
+        async with lobby_on(clock) as lobby:
+            table, _ = await solo_table(lobby, "pace", Options.make("bulgarian"), bot_pace=pace)
+            assert table.match is not None
+            if table.match.current_player() == 0:
+                await the_timer_acts(table, clock)
+            version, pause = table.version, PAUSE * PACE_FACTORS[pace]
+            clock.advance(pause - 0.01)
+            await settle()
+            assert table.version == version, "a bot moved before its pause ended"
+            clock.advance(0.02)
+            await until(lambda: table.version > version, "the bot played after its pause")
     run(scenario)

@@ -40,7 +40,7 @@ from app.models import RatingChangeOut, RatingView, SeatPublic, TablePublic
 from app.protocol import PROTOCOL_VERSION, State
 from app.replays import ResultOut, TrickOut
 from app.storage import StorageUnavailable
-from app.vocabulary import Actor, SeatKind, TableStatus
+from app.vocabulary import Actor, BotPace, SeatKind, TableStatus
 from tests.conftest import LiveServer, Rest, app_settings, run_server
 from tests.fake_clock import FakeClock
 from tests.waiting import eventually, received
@@ -222,7 +222,8 @@ def test_every_event_a_server_sends_is_of_the_schema_it_serves(served: Served) -
 def frame(event: Event) -> str:
     info = TablePublic(id="q3V0m2lJ8aXk", name="t", variant="bulgarian", options={},
                        turn_seconds=30, private=False, timeout_forfeits=False,
-                       spectator_chat=True, status=TableStatus.PLAYING, version=7, owner="o",
+                       spectator_chat=True, bot_pace=BotPace.NORMAL, status=TableStatus.PLAYING,
+                       version=7, owner="o",
                        seats=[SeatPublic(kind=SeatKind.BOT)] * 4, node="n")
     return State(type="event", version=7, event=event, table=info, seat=None, view=None,
                  turn=None, deadline=None).model_dump_json()
@@ -236,8 +237,10 @@ def test_each_kind_is_sent_as_it_always_was() -> None:
     result = ResultOut(outcome="made", contract="AT", bidder=0, multiplier=4,
                        card_points=(133, 125), declarations=(0, 0), belot=(0, 0), valat=None,
                        score=(104, 0), hanging=0)
-    before = RatingView(value=0, mu=25.0, sigma=8.333, provisional=True, matches=0)
-    after = RatingView(value=2, mu=27.5, sigma=7.9, provisional=True, matches=1)
+    before = RatingView(value=0, estimate=1500, margin=1000, mu=25.0, sigma=8.333,
+                        provisional=True, matches=0)
+    after = RatingView(value=2, estimate=1600, margin=948, mu=27.5, sigma=7.9,
+                       provisional=True, matches=1)
     cases: list[tuple[Event, str]] = [
         (SeatEvent(seat=2), '{"kind":"seat","seat":2}'),
         (StartEvent(), '{"kind":"start"}'),
@@ -261,8 +264,9 @@ def test_each_kind_is_sent_as_it_always_was() -> None:
         (RatingsEvent(changes=[RatingChangeOut(seat=0, player="p0", before=before,
                                                after=after)]),
          '{"kind":"ratings","changes":[{"seat":0,"player":"p0","before":{"value":0,'
-         '"mu":25.0,"sigma":8.333,"provisional":true,"matches":0,"bot":false},"after":'
-         '{"value":2,"mu":27.5,"sigma":7.9,"provisional":true,"matches":1,"bot":false}}]}'),
+         '"estimate":1500,"margin":1000,"mu":25.0,"sigma":8.333,"provisional":true,'
+         '"matches":0,"bot":false},"after":{"value":2,"estimate":1600,"margin":948,'
+         '"mu":27.5,"sigma":7.9,"provisional":true,"matches":1,"bot":false}}]}'),
     ]
     for event, sent in cases:
         assert frame(event).startswith(f'{{"type":"event","version":7,"event":{sent},'

@@ -68,3 +68,18 @@ def test_rematch_copies_the_table_and_brings_everyone_to_one_new_table(
     # Once that table has started, asking again opens another one.
     later = client.post(f"{url}/rematch", headers=rest.auth(ana)).json()
     assert later["id"] not in (table_id, new["id"]) and later["seats"][0]["name"] == "Ana"
+
+
+def test_the_rematch_of_a_player_alone_with_bots_starts_at_once(
+        client: TestClient, rest: Rest) -> None:
+    """Play now's rematch (issue #35): nobody to wait for, no "Start the match" to press."""
+    ana = rest.guest("Ana")
+    table_id = rest.table(ana, [ana, "easy", "easy", "easy"], options={"target_score": 1})
+    url = f"/api/tables/{table_id}"
+    with seated(client, table_id, ana) as (ws_ana, _):
+        rest.start(table_id, ana)
+        over = play_to_the_end(ws_ana, 0, until(ws_ana, lambda m: m["type"] == "event"))
+        assert over["table"]["status"] == "over"
+    new = client.post(f"{url}/rematch", headers=rest.auth(ana)).json()
+    assert new["status"] == "playing", new
+    assert [s["kind"] for s in new["seats"]] == ["human", "bot", "bot", "bot"]

@@ -19,7 +19,7 @@ from engine.variants import VARIANTS
 
 STATIC = Path(__file__).resolve().parents[1] / "app" / "static"
 LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")
-NAMESPACES = ("core", "history", "chat", "help", "play", "account", "analysis")
+NAMESPACES = ("core", "history", "chat", "help", "play", "account", "analysis", "sheets")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # t("key") or t('key', ...) in the client's modules
 KEY_USE = re.compile(r"""\bt\(\s*(["'])([^"'\\\n]+)\1""")
@@ -75,6 +75,27 @@ def test_every_language_has_every_string_with_its_placeholders(lang: str,
                  for key, text in translated.items()
                  if sorted(PLACEHOLDER.findall(text)) != sorted(PLACEHOLDER.findall(english[key]))}
     assert not different
+
+
+# One form of address per language (issue #35): Bulgarian says "Вие" (its informal
+# pronouns and imperatives here were a mix), German says "du" ("Sie" only as "they",
+# "Ihr" only as the plural "you": "Ihr gewinnt").
+INFORMAL_BG = re.compile(r"(?<!\w)(ти|теб|тебе|твой|твоя|твоят|твоите|твоето|твоята|пишеш|видиш|"
+                         r"можеш|имаш|искаш|играеш|избери|играй|създай|влез|изпрати|напиши|"
+                         r"изчакай|смени|добави|започни|седни|копирай|покажи|махни|вземи|затвори|"
+                         r"анализирай|заглуши|стани|попълни|гледай)(?!\w)",
+                         re.IGNORECASE)
+FORMAL_DE = re.compile(r"\b(Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|\b(?:[a-zäöüß]\w*en) Sie\b")
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+def test_each_language_addresses_the_player_one_way(namespace: str) -> None:
+    informal = {key: text for key, text in strings("bg", namespace).items()
+                if INFORMAL_BG.search(text)}
+    formal = {key: text for key, text in strings("de", namespace).items()
+              if FORMAL_DE.search(text)}
+    assert not informal
+    assert not formal
 
 
 def test_every_key_the_client_asks_for_is_in_english() -> None:

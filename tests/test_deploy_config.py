@@ -60,7 +60,8 @@ def run_steps() -> list[list[str]]:
     """The recipe of ``make run`` (what the README documents), without the venv prefix."""
     lines = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].splitlines()[1:]
     recipe = [line.strip() for line in takewhile(lambda line: line.startswith("\t"), lines)]
-    return [shlex.split(step.replace("$(BIN)/", "")) for step in recipe]
+    return [shlex.split(step.replace("$(BIN)/", "")) for step in recipe
+            if not step.startswith("@echo ")]  # what it says while it works
 
 
 def compose_steps() -> list[list[str]]:

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from pydantic_core import PydanticCustomError
+from zxcvbn.frequency_lists import FREQUENCY_LISTS  # type: ignore[import-untyped]
 
 from ..errors import ErrorCode
+from .usernames import fold
 
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
+# zxcvbn's list of the 30,000 passwords most found in leaks, lowercased (zxcvbn==4.5.0).
+COMMON: frozenset[str] = frozenset(FREQUENCY_LISTS["passwords"])
 
 
 def check_password(value: str) -> str:
@@ -30,6 +35,19 @@ def check_password(value: str) -> str:
             ErrorCode.WEAK_PASSWORD,
             f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
     return value
+
+
+def weakness(password: str, username: str) -> str | None:
+    """Why ``password`` is too easy to guess for ``username``, None if it is not: one of
+    the common passwords, or made of the username (repeated, reversed, with digits or
+    signs around it).  The reason names the rule only, never the password."""
+    folded, name = fold(password), fold(username)
+    if folded in COMMON:
+        return "that password is one of the most common ones"
+    rest = folded.replace(name, "").replace(name[::-1], "")
+    if not re.search(r"[^\W\d_]", rest):  # no letter left once the username is taken out
+        return "the password cannot be made of the username"
+    return None
 
 
 class Passwords:

@@ -26,7 +26,7 @@ from ..shared import RedisShared, Shared
 from ..storage import StorageError
 from ..tables import Client
 from .news import ACCOUNT, ENDED, News
-from .passwords import Passwords
+from .passwords import Passwords, weakness
 from .sessions import Sessions, is_session_token, token_hash
 from .sockets import SessionSockets
 from .usernames import fold
@@ -159,8 +159,8 @@ class Accounts:
             await self._take([(self._limits.signup, address)])
         if caller is not None and caller.username is not None:
             raise AccountError(ErrorCode.ALREADY_AN_ACCOUNT, "you are logged in to an account")
-        if fold(password) == fold(username):
-            raise AccountError(ErrorCode.WEAK_PASSWORD, "the password cannot be the username")
+        if (reason := weakness(password, username)) is not None:
+            raise AccountError(ErrorCode.WEAK_PASSWORD, reason)
         player_id = caller.player.id if caller is not None else uuid.uuid4().hex
         password_hash = await self._passwords.hash(password)
         try:
@@ -214,8 +214,8 @@ class Accounts:
         if account is None or not await self._passwords.verify(account.password_hash, old):
             raise AccountError(*BAD_CREDENTIALS)
         await self._succeeded(attempt, key, address)
-        if fold(new) == fold(caller.username):
-            raise AccountError(ErrorCode.WEAK_PASSWORD, "the password cannot be the username")
+        if (reason := weakness(new, caller.username)) is not None:
+            raise AccountError(ErrorCode.WEAK_PASSWORD, reason)
         await store.set_password(self._db, caller.player.id, await self._passwords.hash(new))
         for ended in await self._sessions.end_others(caller.player.id, session):
             await self._news.tell(ENDED, ended)

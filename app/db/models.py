@@ -350,3 +350,34 @@ class Analysis(Base):
             postgresql_where=text("status IN ('queued', 'running')"),
         ),
     )
+
+
+class ScoreSheet(Base):
+    """A score keeper's sheet for a match played with real cards (issue #35): its variant,
+    house rules and four names; its deals are :class:`ScoreSheetDeal` rows, scored again
+    by the engine whenever it is read."""
+
+    __tablename__ = "scoresheets"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner_id: Mapped[str] = mapped_column(String(64))  # the player (guest or account)
+    variant: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]]  # the house-rule flags as given, Options.make's input
+    names: Mapped[list[str]] = mapped_column(JSON)  # seats 0..3; 0 and 2 are team 0
+    created_at: Mapped[datetime]
+
+    __table_args__ = (Index("ix_scoresheets_owner", "owner_id", "created_at", "id"),)
+
+
+class ScoreSheetDeal(Base):
+    """One deal of a sheet: the summary of RECORD.md ("Scoring a deal by hand") as entered,
+    numbered from 0; the primary key keeps two entries at once from taking one number."""
+
+    __tablename__ = "scoresheet_deals"
+
+    sheet_id: Mapped[str] = mapped_column(
+        ForeignKey("scoresheets.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    summary: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]

@@ -165,6 +165,7 @@ async def _history(session: AsyncSession, player_id: str) -> dict[str, list[dict
     out: dict[str, list[dict[str, Any]]] = {v: [] for v in VARIANTS}
     for variant, match, at, value, mu, sigma in rows:
         out[variant].append({"match": match, "at": _aware(at).timestamp(), "value": value,
+                             "estimate": ratings.estimate(ratings.Rating(mu, sigma)),
                              "mu": round(mu, 3), "sigma": round(sigma, 3)})
     for points in out.values():
         points.sort(key=lambda point: (point["at"], point["match"]))

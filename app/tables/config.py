@@ -14,7 +14,7 @@ from ..matchlog import TableMeta
 from ..models import RatingChangeOut, RatingView, TablePublic
 from ..sections import TableSettings
 from ..storage import Storage
-from ..vocabulary import TableStatus
+from ..vocabulary import BotPace, TableStatus
 from .clock import Clock, LoopClock
 from .commands import Command
 from .seats import Seat
@@ -29,18 +29,20 @@ class TableConfig:
     timeout_forfeits: bool
     spectator_chat: bool = True  # spectators read the players' chat (app/tables/chat.py)
     rated: bool = False  # accounts only; the result changes ratings (docs/ratings.md)
+    bot_pace: BotPace = BotPace.NORMAL  # the creator's choice: how long bots wait to move
 
     def meta(self) -> TableMeta:
         """The settings as the match log keeps them, for a restart."""
         return TableMeta(name=self.name, turn_seconds=self.turn_seconds, private=self.private,
                          timeout_forfeits=self.timeout_forfeits,
-                         spectator_chat=self.spectator_chat, rated=self.rated)
+                         spectator_chat=self.spectator_chat, rated=self.rated,
+                         bot_pace=self.bot_pace)
 
     @classmethod
     def of(cls, meta: TableMeta, options: Options) -> TableConfig:
         """The settings a logged (or parked) table had."""
         return cls(meta.name, options, meta.turn_seconds, meta.private, meta.timeout_forfeits,
-                   meta.spectator_chat, meta.rated)
+                   meta.spectator_chat, meta.rated, meta.bot_pace)
 
 
 class Ratings(Protocol):

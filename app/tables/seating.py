@@ -82,7 +82,9 @@ async def start_match(table: TableContext, command: StartMatch) -> TablePublic:
 async def rematch(table: TableContext, command: Rematch) -> TablePublic:
     """Seat a player of this finished match at a new table with the same settings and
     bots, in the same seat.  The first to ask creates it and everyone here is told its
-    id (event ``rematch``); the others asking join that one while it is waiting."""
+    id (event ``rematch``); the others asking join that one while it is waiting.  A
+    player who was the only human (Play now, or a table filled with bots) finds the new
+    match started at once: there is nobody to wait for (issue #35)."""
     player = command.player
     if table.status != TableStatus.OVER:
         raise TableError(ErrorCode.NOT_OVER, "a rematch follows a finished match")
@@ -101,6 +103,9 @@ async def rematch(table: TableContext, command: Rematch) -> TablePublic:
     if new.seats[seat].holds(player):  # asked twice: already there
         return new.info()
     result: TablePublic = await new.submit(SitDown(player, seat))
+    alone = all(held.kind == SeatKind.BOT or held.holds(player) for held in table.seats)
+    if alone:
+        result = await new.submit(StartMatch(player))
     return result
 
 

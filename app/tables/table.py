@@ -130,6 +130,7 @@ class Table:
             private=self.config.private,
             timeout_forfeits=self.config.timeout_forfeits,
             spectator_chat=self.config.spectator_chat,
+            bot_pace=self.config.bot_pace,
             status=self.status,
             version=self.version,
             owner=self.owner.id,

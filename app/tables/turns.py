@@ -13,7 +13,7 @@ from engine.actions import PASS
 from engine.deal import Phase
 from engine.observation import Observation
 
-from ..vocabulary import Actor, SeatKind
+from ..vocabulary import PACE_FACTORS, Actor, SeatKind
 from .clock import Timer
 from .commands import BotMove, Command, TurnTimeout
 from .config import Services, TableConfig
@@ -73,11 +73,12 @@ class Turns:
         if seat is None:
             return
         held = table.seats[seat]
+        delay = settings.bot_delay * PACE_FACTORS[table.config.bot_pace]
         if held.kind == SeatKind.BOT:
             assert held.level is not None
-            self.think(seat, held.level, Actor.BOT, settings.bot_delay)
+            self.think(seat, held.level, Actor.BOT, delay)
         elif held.covered:
-            self.think(seat, settings.cover_level, Actor.COVER, settings.bot_delay)
+            self.think(seat, settings.cover_level, Actor.COVER, delay)
         else:
             # The same turn keeps its deadline, so reconnecting cannot buy more time.
             clock = table.services.clock

@@ -118,6 +118,12 @@ def test_a_rated_match_changes_ratings_shown_on_the_leaderboard_and_profile(
     expect(changes).to_have_count(1)  # bots never change
     expect(changes.locator(".rating-change")).to_have_text(re.compile(r"^(\+\d+|−\d+|±0)$"))
     expect(page.locator("[data-plate] .rating-change")).to_have_count(1)
+    # A provisional rating shows its estimate with a mark, as lichess does, not the
+    # conservative value (about 1500 - 1000 for a newcomer), and says why on hover.
+    mine = changes.locator(".rating.provisional")
+    expect(mine).to_have_text(re.compile(r"^1[3-6]\d\d\?$"))
+    expect(mine).to_have_attribute("title", re.compile(r"^Provisional rating 1[3-6]\d\d ± \d+; "
+                                                       r"rated matches: 1\. "))
     me = stored(page)
     assert me
 
@@ -128,7 +134,9 @@ def test_a_rated_match_changes_ratings_shown_on_the_leaderboard_and_profile(
                    " ranked = 1 WHERE player_id = ?", (me["id"],))
     page.locator("[data-testid=nav-leaderboard]").click()
     row = page.locator(f"[data-testid=leaderboard] tr[data-player='{me['id']}']")
-    expect(row).to_contain_text("1460")
+    expect(row).to_contain_text("1700")  # mu 30: the rating shown, ± 240 (3 sigmas)
+    expect(row).to_contain_text("± 240")
+    expect(row.locator("strong")).to_have_attribute("title", re.compile(r"ranks by .*: 1460\.$"))
     row.locator("a.profile-link").click()
     expect(page.locator("[data-testid=profile-name]")).to_have_text("Rhea")
     card = page.locator("[data-testid=rating-card][data-variant=bulgarian]")

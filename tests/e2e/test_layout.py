@@ -17,7 +17,6 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import OpenPage
-from tests.e2e.harness import DESKTOP
 from tests.e2e.ui import TableState, my_call, play_until, sign_in, start_with_bots
 
 pytestmark = pytest.mark.e2e
@@ -212,9 +211,11 @@ def test_a_classic_auction_fits_every_size(open_page: OpenPage) -> None:
     assert not found, "\n".join(found)
 
 
-@pytest.mark.parametrize("size", ["390x844", "844x390"])
-def test_the_header_s_settings_are_a_labelled_menu_on_a_phone(open_page: OpenPage,
-                                                               size: str) -> None:
+@pytest.mark.parametrize("size", ["390x844", "844x390", "1366x768"])
+def test_the_header_s_settings_are_a_labelled_menu_at_every_size(open_page: OpenPage,
+                                                                  size: str) -> None:
+    """Five settings (issue #35: two taps, the animations' speed) do not fit beside the
+    navigation even on a desktop: they fold behind the gear everywhere."""
     page = open_page(viewport=VIEWPORTS[size])
     page.goto("/")
     menu = page.get_by_role("button", name="Settings")
@@ -233,11 +234,3 @@ def test_the_header_s_settings_are_a_labelled_menu_on_a_phone(open_page: OpenPag
     page.reload()
     page.get_by_role("button", name="Settings").click()
     expect(page.get_by_role("checkbox", name="Four colours")).to_be_checked()  # kept
-
-
-def test_the_header_s_settings_stay_in_sight_on_a_desktop(page: Page) -> None:
-    assert page.viewport_size == DESKTOP
-    page.goto("/")
-    expect(page.get_by_role("button", name="Settings")).to_be_hidden()
-    for name in ("Four colours", "Animations"):
-        expect(page.get_by_role("checkbox", name=name)).to_be_visible()

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import OpenPage
 from tests.e2e.harness import DESKTOP, PHONE, Server, serve
+from tests.e2e.test_newcomer import OVERLAP
 from tests.e2e.ui import Frames, create_table, fill_bots, sign_in, start, take_seat
 
 pytestmark = pytest.mark.e2e
@@ -72,6 +73,8 @@ def test_the_cover_bot_is_told_and_i_am_back_gives_the_seat_back(
     expect(resume).to_have_text("I'm back")
     expect(page.locator(".plate.pos-bottom .away")).to_have_text("bot playing")
     inside_window(page, "[data-testid=autoplay]")
+    # Above the hand, not over its top (issue #35), wherever the layout puts the hand.
+    assert not page.evaluate(OVERLAP, ["[data-testid=autoplay]", "#hand .hand-card"])
     page.screenshot(path=tmp_path / f"autoplay-{viewport['width']}.png")
     resume.click()
     expect(banner).to_have_count(0)  # the seat's autoplay is false again

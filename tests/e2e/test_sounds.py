@@ -74,11 +74,16 @@ def switch(page: Page) -> Any:
     return page.locator("[data-testid=sounds]")
 
 
-def turn_on(page: Page) -> None:
-    """Tick the switch (opening the header's settings where a small screen folds them)."""
+def open_settings(page: Page) -> None:
+    """Open the header's settings menu, where the switches fold."""
     toggle = page.locator("[data-testid=settings-toggle]")
-    if toggle.is_visible():
+    if toggle.get_attribute("aria-expanded") != "true":
         toggle.click()
+
+
+def turn_on(page: Page) -> None:
+    """Tick the switch."""
+    open_settings(page)
     switch(page).check()
 
 
@@ -91,6 +96,7 @@ def test_the_switch_is_off_at_first_and_remembered(open_page: OpenPage) -> None:
     page.reload()
     expect(switch(page)).to_be_checked()
     assert page.evaluate("() => localStorage.getItem('belote.sounds')") == "1"
+    open_settings(page)
     switch(page).uncheck()
     page.reload()
     expect(switch(page)).not_to_be_checked()
@@ -133,6 +139,7 @@ def test_the_table_sounds_its_events(open_page: OpenPage) -> None:
 
     if table_state(page).summary:
         close_summary(page)
+    open_settings(page)
     switch(page).uncheck()
     quiet = len(page.evaluate(HEARD))
     state = play_until(page, lambda s: s.my_turn)

@@ -42,7 +42,8 @@ class Leaderboard(BaseModel):
 class HistoryPoint(BaseModel):
     match: str
     at: float = Field(description="Epoch seconds.")
-    value: int
+    value: int = Field(description="The conservative value after the match (as ranked).")
+    estimate: int = Field(description="The rating shown after the match (RatingView).")
     mu: float
     sigma: float
 

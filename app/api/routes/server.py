@@ -17,6 +17,7 @@ from ...errors import ErrorCode
 from ...models import BotCreate, TableCreate
 from ...protocol import PROTOCOL_VERSION, CloseCode
 from ...tables.chat import MAX_TEXT, PHRASES
+from ...vocabulary import BotPace
 from ..deps import LobbyDep, MonitorDep
 from ..errors import error_responses
 
@@ -95,6 +96,8 @@ class ProtocolOut(BaseModel):
     variants: ChoicesOut = Field(
         description="Variants, for `POST /api/tables` (their rules: `GET /api/variants`)."
     )
+    bot_paces: ChoicesOut = Field(description="How fast a table's bots play, for "
+                                  "`POST /api/tables`'s `bot_pace`.")
     chat: ChatOut = Field(description="The table chat's quick phrases and text length.")
     events: dict[str, Any] = Field(
         description="The JSON Schema of a state message's `event`, one object per `kind` "
@@ -116,6 +119,8 @@ async def protocol() -> ProtocolOut:
         levels=ChoicesOut(values=list(LEVELS), default=BotCreate.model_fields["level"].default),
         variants=ChoicesOut(values=list(VARIANTS),
                             default=TableCreate.model_fields["variant"].default),
+        bot_paces=ChoicesOut(values=list(BotPace),
+                             default=TableCreate.model_fields["bot_pace"].default),
         chat=ChatOut(phrases=list(PHRASES), max_text=MAX_TEXT),
         events=events.schema(),
         errors={code: code.status for code in ErrorCode},

@@ -96,6 +96,7 @@ async def create_table(
         timeout_forfeits=body.timeout_forfeits,
         spectator_chat=body.spectator_chat,
         rated=body.rated,
+        bot_pace=body.bot_pace,
     )
     table = lobby.create(caller.player, config, address)
     if cluster is not None:  # the other nodes must find it before its creator's socket

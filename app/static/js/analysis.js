@@ -7,6 +7,26 @@ import { h, fill } from "./dom.js";
 import { callMark, cardLabel } from "./labels.js";
 
 const POLL_MS = 1000; // how often a running analysis is asked for its progress
+const ASKED_KEY = "belote.analysesAsked"; // the matches this browser asked to analyse
+const ASKED_KEPT = 200;
+
+/** Whether this browser asked for the match's analysis: only then is it read at once, so
+ *  that a match page never fetches one nobody asked for (a 404 in the console). */
+function asked(matchId) {
+  try {
+    return (JSON.parse(localStorage.getItem(ASKED_KEY)) || []).includes(matchId);
+  } catch {
+    return false;
+  }
+}
+
+function remember(matchId) {
+  let ids = [];
+  try {
+    ids = JSON.parse(localStorage.getItem(ASKED_KEY)) || [];
+  } catch { /* a damaged list starts again */ }
+  localStorage.setItem(ASKED_KEY, JSON.stringify([...ids.filter((id) => id !== matchId), matchId].slice(-ASKED_KEPT)));
+}
 const KEY_MOMENTS = 8; // the costliest decisions of the match listed to jump to
 export const GRADES = ["good", "inaccuracy", "mistake", "blunder"];
 /** The grades as chess annotates moves, for a phone's summary, where their names would
@@ -78,7 +98,9 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
 
   function ask(event) {
     event.currentTarget.disabled = true;  // one request, one poller: the answer redraws the panel
-    Promise.resolve(ctx.api("POST", path)).then(show, failed);
+    remember(matchId);
+    // Asking answers the job's status; a job done (asked before, by anyone) is then read.
+    Promise.resolve(ctx.api("POST", path)).then((status) => (status.status === "done" ? poll() : show(status)), failed);
   }
 
   function close() {
@@ -86,7 +108,8 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
     if (timer !== null) clearTimeout(timer);
   }
 
-  poll();
+  if (asked(matchId)) poll();
+  else show(null);
   return panel;
 }
 

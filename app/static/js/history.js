@@ -9,6 +9,7 @@ import {
   contractMark, outcomeMark, pastPlayerName, pastSeat, playerName, seatedTeam, teamLabeller,
 } from "./labels.js";
 import { profileLink } from "./rating.js";
+import { sheetRow } from "./scoresheet.js";
 import {
   currentGuest, dateText, decisionRoute, errorBox, pagedList, splitRouteId,
 } from "./replay.js";
@@ -50,8 +51,13 @@ export function renderHistory(root, ctx) {
                 h("a.history-button", { href: "#/" }, t("history.to_lobby")));
     return undefined;
   }
-  page.append(stats, h("h2", {}, t("history.matches")), list, more);
+  const sheets = h("ul.sheet-list", { "data-testid": "history-sheets" });
+  page.append(stats, h("h2", {}, t("history.matches")), list, more,
+    h("h2", {}, t("sheets.title")), sheets, h("a.history-button", { href: "#/scores" }, t("sheets.open")));
   let gone = false;
+  ctx.api("GET", "/api/scoresheets?limit=5").then(
+    (result) => { if (!gone) fill(sheets, result.sheets.length ? result.sheets.map(sheetRow) : h("li.empty", {}, t("sheets.none"))); },
+    () => { if (!gone) sheets.remove(); });
   pagedList(t, more, () => gone, async (cursor) => {
     const query = new URLSearchParams({ player: me.id, limit: String(PAGE_SIZE) });
     if (cursor) query.set("cursor", cursor);

@@ -43,11 +43,13 @@ function whenKnown(el, draw) {
   return el;
 }
 
-/** One line: the rules that differ from the variant's default, or "standard rules". */
-export function houseRulesLine(variant, options) {
+/** One line: the rules that differ from the variant's default, or "standard rules";
+ *  `omit`: flags shown elsewhere beside it (the table's score badge shows the target). */
+export function houseRulesLine(variant, options, { omit = [] } = {}) {
   const line = h("p.house-rules-line", { "data-testid": "house-rules" });
   return whenKnown(line, (known) => {
-    const changed = houseRules(known[variant] || {}, options || {}).filter((rule) => rule.changed);
+    const changed = houseRules(known[variant] || {}, options || {})
+      .filter((rule) => rule.changed && !omit.includes(rule.name));
     line.classList.toggle("standard", !changed.length);
     fill(line, changed.length
       ? [h("span.house-rules-title", {}, t("help.house_rules")), " ",
@@ -77,4 +79,35 @@ export function houseRulesList(variant, options) {
       h("span.rule-label", {}, rule.label),
       h("span.rule-value", {}, rule.value,
         rule.changed ? h("span.changed-tag", {}, t("help.changed")) : null)))));
+}
+
+/** A house rule's control in a form, named `opt-<flag>`, set to the variant's default. */
+export function flagControl(name, spec) {
+  const control = `opt-${name}`;
+  const label = t(`flag.${name}`);
+  if (typeof spec.default === "boolean") {
+    return h("label.flag.check", {},
+      h("input", { type: "checkbox", name: control, checked: spec.default }), h("span", {}, label));
+  }
+  if (!spec.values.length) {
+    return h("label.flag", {}, h("span", {}, label),
+      h("input", { type: "number", name: control, min: 1, max: spec.max, step: 1, value: spec.default }));
+  }
+  return h("label.flag", {}, h("span", {}, label),
+    h("select", { name: control },
+      spec.values.map((value) => h("option", { value, selected: value === spec.default },
+        typeof value === "number" ? String(value) : t(`flag.${name}.${value}`)))));
+}
+
+/** The flags whose control differs from the variant's default, or from the value the
+ *  chosen preset gives it (`base`). */
+export function changedOptions(form, flags, base = {}) {
+  const options = {};
+  for (const [name, spec] of Object.entries(flags)) {
+    const el = form.elements[`opt-${name}`];
+    const value = typeof spec.default === "boolean" ? el.checked
+      : typeof spec.default === "number" ? Number.parseInt(el.value, 10) : el.value;
+    if (value !== (name in base ? base[name] : spec.default)) options[name] = value;
+  }
+  return options;
 }

@@ -47,8 +47,8 @@ function row(t, player, me) {
   return h(`tr${me && me.id === player.id ? ".me" : ""}`, { "data-player": player.id },
     h("td.num.rank", {}, player.rank),
     h("td", {}, profileLink(player.id, player.name)),
-    h("td.num", {}, h("strong", { title: ratingTitle(rating) }, rating.value)),
-    h("td.num.wide", {}, `σ ${rating.sigma.toFixed(1)}`),
+    h("td.num", {}, h("strong", { title: ratingTitle(rating) }, rating.estimate)),
+    h("td.num.wide", {}, `± ${rating.margin}`),
     h("td.num", {}, rating.matches),
     h("td.num.wide", {}, t("leaderboard.wins_rate", { wins: player.wins, rate })));
 }

@@ -6,7 +6,7 @@ import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardSvg } from "./cards.js";
 import { protocol } from "./protocol.js";
-import { houseRulesLine, variantSpecs } from "./house-rules.js";
+import { changedOptions, flagControl, houseRulesLine, variantSpecs } from "./house-rules.js";
 import { playNowCard, showQueue } from "./quickplay.js";
 import { profileLink, ratingMark } from "./rating.js";
 import { presetBase, presetSets, wirePresets } from "./presets.js";
@@ -94,36 +94,6 @@ export function nameCard(ctx, { onSaved, prompt } = {}) {
   return form;
 }
 
-function flagControl(name, spec) {
-  const control = `opt-${name}`;
-  const label = t(`flag.${name}`);
-  if (typeof spec.default === "boolean") {
-    return h("label.flag.check", {},
-      h("input", { type: "checkbox", name: control, checked: spec.default }), h("span", {}, label));
-  }
-  if (!spec.values.length) {
-    return h("label.flag", {}, h("span", {}, label),
-      h("input", { type: "number", name: control, min: 1, max: spec.max, step: 1, value: spec.default }));
-  }
-  return h("label.flag", {}, h("span", {}, label),
-    h("select", { name: control },
-      spec.values.map((value) => h("option", { value, selected: value === spec.default },
-        typeof value === "number" ? String(value) : t(`flag.${name}.${value}`)))));
-}
-
-/** The flags whose control differs from the variant's default, or from the value the
- *  chosen preset gives it (`base`). */
-function changedOptions(form, flags, base = {}) {
-  const options = {};
-  for (const [name, spec] of Object.entries(flags)) {
-    const el = form.elements[`opt-${name}`];
-    const value = typeof spec.default === "boolean" ? el.checked
-      : typeof spec.default === "number" ? Number.parseInt(el.value, 10) : el.value;
-    if (value !== (name in base ? base[name] : spec.default)) options[name] = value;
-  }
-  return options;
-}
-
 /** The create form's "Rated" box: accounts only (a hint says so to others); a rated table
  *  is public, so it unticks and locks "Private". */
 function ratedControl() {
@@ -152,6 +122,9 @@ function createForm(ctx) {
                      value: me ? t("lobby.default_table_name", { name: me.name }) : "" })),
       h("label", {}, h("span", {}, t("lobby.turn_seconds")),
         h("input", { name: "turn_seconds", type: "number", min: 5, max: 600, value: 30 })),
+      h("label", {}, h("span", {}, t("lobby.bot_pace")),
+        h("select", { name: "bot_pace", "data-testid": "bot-pace" }, protocol.bot_paces.values.map((pace) =>
+          h("option", { value: pace, selected: pace === protocol.bot_paces.default }, t(`pace.${pace}`))))),
       h("label.check", {}, h("input", { type: "checkbox", name: "private" }),
         h("span", {}, t("lobby.private"))),
       h("label.check", {}, h("input", { type: "checkbox", name: "spectator_chat", checked: true }),
@@ -185,6 +158,7 @@ function createForm(ctx) {
       turn_seconds: Number(data.turn_seconds.value) || undefined,
       private: data.private.checked,
       spectator_chat: data.spectator_chat.checked,
+      bot_pace: data.bot_pace.value,
       options: changedOptions(form, flags, presetBase(form, presets)),
       ...(data.rated.checked ? { rated: true } : {}),
     };
@@ -277,7 +251,8 @@ export function renderLobby(root, ctx) {
       h("div.hero-fan", { "aria-hidden": "true" },
         HERO_CARDS.map((card, i) => h("div.hero-card", { style: `--i:${i}` }, cardSvg(card))))),
     h("div.lobby-grid", {},
-      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), playNowCard(ctx), createForm(ctx)),
+      h("div.lobby-side", {}, nameCard(ctx, { onSaved: render }), playNowCard(ctx), createForm(ctx),
+        h("a.card.scores-link", { href: "#/scores", "data-testid": "scores-link" }, t("sheets.link"))),
       tables)));
   render();
   refresh();

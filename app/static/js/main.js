@@ -9,6 +9,8 @@ import { nameCard, renderLobby } from "./lobby.js";
 import { loadProtocol } from "./protocol.js";
 import { renderRules } from "./rules.js";
 import { SOUNDS_KEY, setSounds, soundsOn } from "./sounds.js";
+import { TWO_TAP_KEY, twoTapDefault } from "./confirm-tap.js";
+import { applyPace, paceOptions, setAnimationPace } from "./pace.js";
 import { renderTable } from "./table.js";
 import { toast } from "./toasts.js";
 
@@ -67,26 +69,30 @@ function header() {
   menu.title = t("settings.title");
   fill(select, LANGUAGES.map((code) => h("option", { value: code, selected: code === language() }, t(`lang.${code}`))));
   for (const [id, key, fallback] of [["four-colour", "belote.fourColour", false], ["animations", "belote.animations", true],
-    ["sounds", SOUNDS_KEY, soundsOn()]]) {
+    ["sounds", SOUNDS_KEY, soundsOn()], ["two-tap", TWO_TAP_KEY, twoTapDefault()]]) {
     const box = document.querySelector(`[data-testid=${id}]`);
     box.checked = storedFlag(key, fallback);
     box.closest("label").querySelector("span").textContent = t(`settings.${id}`);
   }
+  const pace = document.querySelector("[data-testid=animation-pace]");
+  pace.closest("label").querySelector("span").textContent = t("settings.animation-pace");
+  fill(pace, paceOptions().map(({ value, label, selected }) => h("option", { value, selected }, label)));
   document.querySelector(".api-link").textContent = t("nav.api");
 }
 
 /** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
-    : "./history.js");
+    : kind === "scores" ? "./scoresheet.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
-    leaderboard: module.renderLeaderboard, players: module.renderProfile }[kind];
+    leaderboard: module.renderLeaderboard, players: module.renderProfile, scores: module.renderScores }[kind];
   return render(app, ctx, id);
 }
 
+// A profile is nobody's section: it is reached from the board, a table, a match.
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
-  leaderboard: "nav-leaderboard", players: "nav-leaderboard" };
+  scores: "nav-history", leaderboard: "nav-leaderboard", players: null };
 
 async function route() {
   const token = ++routeToken;
@@ -94,8 +100,8 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players)?\/?([^/]*)/) || [];
-  const section = SECTIONS[kind] || (kind === "login" || kind === "signup" ? null : "nav-lobby");
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players|scores)?\/?([^/]*)/) || [];
+  const section = kind in SECTIONS ? SECTIONS[kind] : kind === "login" || kind === "signup" ? null : "nav-lobby";
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
     link.classList.toggle("active", link.dataset.testid === section);
@@ -104,9 +110,13 @@ async function route() {
   try {
     await loadProtocol(); // every page speaks it; a failed load is retried by the next route
     if (token !== routeToken) return;
-    if (kind === "t" && id) {
+    if ((kind === "t" && id) || kind === "scores") {
       if (!guest()) {
-        fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route, prompt: t("lobby.name_to_join") })));
+        fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route,
+          prompt: t(kind === "t" ? "lobby.name_to_join" : "sheets.name_first") })));
+      } else if (kind === "scores") {
+        const done = (await lazyPage(kind, id, token)) || null;
+        if (token === routeToken) cleanup = done;
       } else {
         cleanup = renderTable(app, ctx, id);
         onTable = true;
@@ -128,13 +138,14 @@ async function route() {
 }
 
 function settingsToggles() {
-  for (const [id, key] of [["four-colour", "belote.fourColour"], ["animations", "belote.animations"]]) {
+  for (const [id, key] of [["four-colour", "belote.fourColour"], ["animations", "belote.animations"], ["two-tap", TWO_TAP_KEY]]) {
     document.querySelector(`[data-testid=${id}]`).addEventListener("change", (event) => {
       storeFlag(key, event.target.checked);
       refresh();
     });
   }
   document.querySelector("[data-testid=sounds]").addEventListener("change", (event) => setSounds(event.target.checked));
+  document.querySelector("[data-testid=animation-pace]").addEventListener("change", (event) => setAnimationPace(event.target.value));
   document.getElementById("lang").addEventListener("change", (event) => setLanguage(event.target.value));
   // On a small screen the switches fold behind one labelled button, under the header.
   popupMenu(document.querySelector("[data-testid=settings-toggle]"), document.getElementById("settings"));
@@ -143,6 +154,7 @@ function settingsToggles() {
 
 async function start() {
   loadProtocol().catch(() => {}); // while the language loads; route() reports a failure
+  applyPace();
   settingsToggles();
   onLanguageChange(() => {
     header();

@@ -60,7 +60,7 @@ function ratingCard(t, variant, player) {
 }
 
 function historyChart(t, variant, points) {
-  const values = points.map((point) => point.value);
+  const values = points.map((point) => point.estimate);
   const small = window.matchMedia("(max-width: 640px)").matches;
   return ratingChart({
     values, id: `rating-chart-${variant}`, ...(small ? { width: 340, height: 220 } : {}),

@@ -157,7 +157,9 @@ export function playNowCard(ctx) {
       h("button.btn.primary.big", { type: "button", "data-testid": "play-now", disabled: !me, onclick: play },
         t("quick.play")),
       h("button.btn.big", { type: "button", "data-testid": "find-players", disabled: !me, onclick: find },
-        t("quick.find"))),
+        t("quick.find")),
+      // Greyed until there is a name to play under: say so where the buttons are.
+      me ? null : h("p.muted.quick-needs-name", { "data-testid": "quick-needs-name" }, t("quick.needs_name"))),
     timer: h("span.queue-timer", { "data-testid": "queue-timer" }),
     players: h("span", { "data-testid": "queue-players" }),
     bots: h("span"),
@@ -165,7 +167,8 @@ export function playNowCard(ctx) {
   parts.wait = h("div.queue-wait", { "data-testid": "queue-wait", role: "status", hidden: true },
     h("div.queue-head", {}, h("span.spinner", { "aria-hidden": "true" }),
       h("strong", {}, t("quick.searching")), parts.timer),
-    h("p.queue-detail", {}, parts.players, " · ", parts.bots),
+    // Two lines, no separator: a "·" dangled at the end of a wrapped line.
+    h("p.queue-detail", {}, h("span.queue-line", {}, parts.players), h("span.queue-line", {}, parts.bots)),
     h("button.btn", { type: "button", "data-testid": "queue-cancel", onclick: cancel }, t("quick.cancel")));
   panel = h("section#play-now.card", {},
     h("h2", {}, t("quick.title")),

@@ -9,7 +9,8 @@ import {
   seatName, seatPositions, teamLabels, watching,
 } from "./labels.js";
 import { lastTrick } from "./table-dialogs.js";
-import { plateTimeout, turnNotes } from "./turn-timer.js";
+import { houseRulesLine } from "./house-rules.js";
+import { plateTimeout, timeLeft, turnNotes } from "./turn-timer.js";
 import { ratingChange, ratingMark } from "./rating.js";
 import { coincheAuction, isCoincheAuction } from "./coinche-auction.js";
 import { strainOf } from "./coinche-labels.js";
@@ -40,8 +41,8 @@ function ring(frame, clockOffset) {
 
 /** Move a ring to the time left now; called by the table's clock. */
 export function updateRing(root) {
-  const left = Math.max(0, Number(root.dataset.deadline) - Date.now());
-  const fraction = Math.min(1, left / Number(root.dataset.total));
+  const left = timeLeft(root);
+  const fraction = left / Number(root.dataset.total);
   const bar = root.querySelector(".ring-bar");
   bar.setAttribute("stroke-dashoffset", String(RING * (1 - fraction)));
   root.classList.toggle("low", left < 8000);
@@ -237,6 +238,8 @@ export function matchScore(frame) {
     h("div.score-line", {}, h("span.label", {}, mine), h("strong.us", {}, totals[team])),
     h("div.score-line", {}, h("span.label", {}, theirs), h("strong.them", {}, totals[1 - team])),
     h("div.target.muted", {}, t("score.target", { target })),
+    // The rules that differ from the variant's, if any (the target is the line above).
+    houseRulesLine(frame.table.variant, frame.table.options, { omit: ["target_score"] }),
     view && view.pool ? h("div.pool.muted", {}, t("score.hanging_pool", { points: view.pool })) : null);
 }
 

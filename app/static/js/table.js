@@ -16,6 +16,8 @@ import { setupPanel } from "./setup.js";
 import { showRulesDialog } from "./rules.js";
 import { seatPositions } from "./labels.js";
 import { toast } from "./toasts.js";
+import { tapGuard } from "./confirm-tap.js";
+import { paced } from "./pace.js";
 
 const HOLD_MS = 1000; // a finished trick stays in the middle this long
 const SWEEP_MS = 380;
@@ -53,6 +55,7 @@ export function renderTable(root, ctx, tableId) {
   const queue = [];
   let pumping = false;
   let closed = false; // the page was left: the pump stops, nothing draws any more
+  const guard = tapGuard(); // a touch's first tap on a card or a bid only arms it
 
   const section = h("section#table", { "data-table-id": tableId, "data-status": "", "data-phase": "",
     "data-turn": "", "data-my-seat": "", "data-version": "", "data-deal": "" });
@@ -121,7 +124,7 @@ export function renderTable(root, ctx, tableId) {
         ui.held = done;
         ui.belotChoice = null;
         render();
-        await sleep(HOLD_MS);
+        await sleep(paced(HOLD_MS));
         if (closed) break;
         play("trick");
         const trick = section.querySelector("#trick");
@@ -129,7 +132,7 @@ export function renderTable(root, ctx, tableId) {
           // The cards on screen slide to the winner (a transition needs the same elements).
           const positions = seatPositions(frame.seat, frame.table.options.table_direction);
           trick.classList.add(`sweep-${positions[done.winner]}`);
-          await sleep(SWEEP_MS);
+          await sleep(paced(SWEEP_MS));
           if (closed) break;
         }
         ui.held = null;
@@ -197,17 +200,27 @@ export function renderTable(root, ctx, tableId) {
     render();
   }
 
-  function onCard(card) {
+  /** A card chosen: by a key at once, by a tap once confirmed (confirm-tap.js). */
+  function onCard(card, { key = false } = {}) {
     const view = shown && shown.view;
     if (!view || view.phase !== "play") return;
     const legal = view.legal_actions;
     const plain = legal.includes(card), belot = legal.includes(`${card}+belot`);
-    if (plain && belot) {
+    if ((plain || belot) && !key && !guard.tap("card", card, shown.version)) {
+      render();
+    } else if (plain && belot) {
       ui.belotChoice = card;
       render();
     } else if (plain || belot) {
       send(belot ? `${card}+belot` : card);
     }
+  }
+
+  /** A button of the action panel; a call of the auction once confirmed (confirm-tap.js). */
+  function onAction(action) {
+    const view = shown && shown.view;
+    if (view && view.phase === "auction" && !guard.tap("bid", action, shown.version)) render();
+    else send(action);
   }
 
   /** The score sheet: modal when asked for; a deal's summary opens beside the table
@@ -278,9 +291,10 @@ export function renderTable(root, ctx, tableId) {
     felt.className = `felt phase-${view ? view.phase : "waiting"} status-${table.status}${animate ? " animated" : ""}`;
     fill(felt, board(frame, {
       ...ui, animate, center, settings: settings(), autoplay, onResume: resume,
-      onCard, onAction: send, onLastTrick: openLastTrick, onScores: () => openScores(), onTimeoutClose: closeTimeout,
+      onCard, onAction, onLastTrick: openLastTrick, onScores: () => openScores(), onTimeoutClose: closeTimeout,
       onRules: () => showRulesDialog(rulesDialog, frame.table), chatButton: chat.button,
     }));
+    guard.mark(felt, frame.version);
     markHandTop(felt);
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
     if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close(), ui.raisedTo));
@@ -323,7 +337,7 @@ export function renderTable(root, ctx, tableId) {
       render();
     } else if (key === "Enter" && ui.keyboard && count && !event.target.closest("button, a")) {
       const card = section.querySelectorAll("#hand [data-card]")[ui.focus];
-      if (card) onCard(card.dataset.card);
+      if (card) onCard(card.dataset.card, { key: true });
       event.preventDefault();
     } else if (key === "Escape" && ui.belotChoice) {
       ui.belotChoice = null;

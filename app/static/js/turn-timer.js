@@ -50,12 +50,19 @@ export function markHandTop(felt) {
 
 /** Move the clock to the time left now (the table's clock calls it); the ms left. */
 export function updateTurnClock(clock) {
-  const left = Math.max(0, Number(clock.dataset.deadline) - Date.now());
-  const fraction = Math.min(1, left / Number(clock.dataset.total));
+  const left = timeLeft(clock);
+  const fraction = left / Number(clock.dataset.total);
   clock.querySelector(".turn-clock-fill").style.transform = `scaleX(${fraction})`;
   clock.querySelector(".turn-clock-seconds").textContent = t("turn_clock.seconds", { seconds: Math.ceil(left / 1000) });
   clock.classList.toggle("urgent", left <= URGENT_MS);
   return left;
+}
+
+/** The ms left of a turn whose element carries its `deadline` and `total` (ms): never more
+ *  than the turn's length, which an estimate of the server's clock a little off would give
+ *  ("31 s" on a 30 s turn), nor less than nothing. */
+export function timeLeft(el) {
+  return Math.min(Number(el.dataset.total), Math.max(0, Number(el.dataset.deadline) - Date.now()));
 }
 
 /** The action the timer chose in `frame`'s event, with its seat; null for any other. */

@@ -1,0 +1,80 @@
+"""A score keeper for matches played with real cards (issue #35): a sheet's deals are
+summaries of RECORD.md ("Scoring a deal by hand"), scored by the engine exactly as
+``python -m engine score`` scores them, deal after deal, the hanging pool carried in.
+
+Only the summaries are kept (app/db/scoresheets.py); the scores follow from them here,
+so a sheet always reads as today's engine scores it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.options import Options
+from engine.record import read_options
+from engine.scoring import DealResult, MatchProgress, after_deal
+from engine.summary import score_summary
+
+from .db.scoresheets import SheetRow
+
+MAX_DEALS = 100  # far past any real match: a sheet is not a store for anything else
+SHEET_KEYS = ("variant", "options")  # the sheet's own, in a summary only as the sheet has them
+
+
+class SheetOver(Exception):
+    """The sheet's match has a winner, or the sheet holds :data:`MAX_DEALS` deals."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A sheet's deals scored in order, and the match after them."""
+
+    results: list[DealResult]
+    progress: MatchProgress
+    hanging: int
+
+
+def options_of(variant: str, flags: dict[str, Any]) -> Options:
+    """The sheet's rules; ValueError names a bad variant or flag."""
+    return read_options({"variant": variant, "options": flags})
+
+
+def score(sheet: SheetRow) -> Scored:
+    """Every deal of the sheet through the engine's summary scoring and its match end."""
+    options = options_of(sheet.variant, sheet.options)
+    progress = MatchProgress((0, 0), options.target_score, None)
+    results: list[DealResult] = []
+    hanging = 0
+    for summary in sheet.summaries:
+        result = score_summary(_complete(sheet, summary, hanging))
+        results.append(result)
+        hanging = result.hanging
+        progress = after_deal(progress, result, options)
+    return Scored(results, progress, hanging)
+
+
+def check_deal(sheet: SheetRow, summary: Any) -> dict[str, Any]:
+    """The summary to keep for the sheet's next deal: ValueError with the engine's reason
+    if it is impossible, SheetOver if the sheet takes no more deals.  ``variant`` and
+    ``options`` may be given only as the sheet has them, ``carry_in`` only as the
+    sheet's hanging pool: the sheet sets both."""
+    if not isinstance(summary, dict):
+        raise ValueError("a summary is a JSON object")
+    before = score(sheet)
+    if before.progress.winner is not None:
+        raise SheetOver("the match on this sheet is over")
+    if len(sheet.summaries) >= MAX_DEALS:
+        raise SheetOver(f"a sheet holds at most {MAX_DEALS} deals")
+    own = {"variant": sheet.variant, "options": sheet.options}
+    for key in SHEET_KEYS:
+        if key in summary and summary[key] != own[key]:
+            raise ValueError(f"{key} is the sheet's: {own[key]!r}")
+    if "carry_in" in summary and summary["carry_in"] != before.hanging:
+        raise ValueError(f"carry_in is the sheet's hanging pool: {before.hanging}")
+    kept = {k: v for k, v in summary.items() if k not in (*SHEET_KEYS, "carry_in")}
+    score_summary(_complete(sheet, kept, before.hanging))  # refuses an impossible one
+    return kept
+
+
+def _complete(sheet: SheetRow, summary: dict[str, Any], hanging: int) -> dict[str, Any]:
+    return {**summary, "variant": sheet.variant, "options": sheet.options, "carry_in": hanging}
