@@ -21,6 +21,15 @@ DB_WRITE = Histogram(
     "belote_db_write_seconds", "One database write transaction, commit included",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5),
 )
+LOG_WRITE = Histogram(
+    "belote_log_write_seconds",
+    "A match log write from queued to committed: what a table waits (group commit)",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5),
+)
+LOG_BATCH = Histogram(
+    "belote_log_batch_writes", "Match log writes in one group commit's transaction",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+)
 STORAGE_FAILURES = Counter(
     "belote_storage_failures",
     "Table writes to the match log that failed (unavailable: an outage; refused: a bug); "

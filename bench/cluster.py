@@ -76,7 +76,7 @@ sys.path.insert(0, str(ROOT))
 from app.cluster.leases import Leases  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
 from app.shared import Keys, RedisShared  # noqa: E402
-from bench.load import sample_lag, window_summary  # noqa: E402
+from bench.load import counter, sample_lag, window_summary  # noqa: E402
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
 SECRET = "cluster-benchmark-secret-" + "k" * 32  # every node's: tokens, the relay's mark
@@ -143,13 +143,6 @@ def busiest_processes(skip: set[int], interval: float = 1.0) -> str:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
             rows.append(f"{command.decode(errors='replace').strip()[:70]!r} {share:.0%}")
     return ", ".join(rows) or "none over 5 % of a core"
-
-
-def counter(metrics: str, name: str) -> float:
-    for line in metrics.splitlines():
-        if line.startswith(f"{name}_total ") or line.startswith(f"{name} "):
-            return float(line.split()[1])
-    return 0.0
 
 
 # ------------------------------------------------------------------ nodes

@@ -7,10 +7,15 @@ and three bots, lets them play for a fixed time, then prints:
   the human is the only socket at the table), measured by the client;
 - event-loop lag p50/p99/max of the server over the measured window (GET /api/stats), and
   its garbage collector's pauses there;
-- the server's CPU use over the window (one core is 100 %) and the machine's load average;
+- the server's CPU use over the window (one core is 100 %) and the machine's load average,
+  and that CPU divided by the actions the server logged and applied in it (every seat's,
+  the bots' included: GET /metrics, ``belote_actions_total``);
 - where an action's time goes: the server's own figures over the window (GET /metrics:
   from a table taking up an action to its messages queued, and the database write within
-  it) and this client's own event-loop lag (a late client inflates what it measures);
+  it), the database's commits per action (write transactions, ``belote_db_write_seconds``'s
+  count) and a log write's wait from queued to committed (``belote_log_write_seconds``,
+  the group commit's: none on servers older than it), and this client's own event-loop
+  lag (a late client inflates what it measures);
 - server memory per table (resident memory growth divided by the tables opened);
 - with ``--analyses N``: N finished 151-point matches are stored before the server starts,
   and their analyses (issue #17) asked for as the window opens, so that the lag above is
@@ -138,6 +143,20 @@ def cpu_seconds(pid: int) -> float:
     """User and system time the process has used (/proc/PID/stat, fields 14 and 15)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def counter(metrics: str, name: str) -> float:
+    """A Prometheus counter's value in a scrape (0 if absent: an older server's)."""
+    for line in metrics.splitlines():
+        if line.startswith(f"{name}_total ") or line.startswith(f"{name} "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def histogram_count(metrics: str, name: str) -> float:
+    """How many observations a histogram holds in a scrape."""
+    buckets, _ = histogram(metrics, name)
+    return buckets.get(float("inf"), 0.0)
 
 
 BOT_DECISIONS_METRIC = "belote_bot_decision_seconds"  # app.metrics.BOT_DECISION, as scraped
@@ -308,12 +327,19 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
     print(f"garbage collection: {lag['full_gc_count']} full, longest {lag['full_gc_max']:.2f} "
           f"ms; longest young {lag['young_gc_max']:.2f} ms; {lag['gc_total']:.0f} ms in all "
           f"({lag['gc_total'] / elapsed / 10:.1f} % of the window)")
-    print(f"server CPU: {cpu:.0%} of one core; load average {os.getloadavg()[0]:.2f} "
-          f"on {os.cpu_count()} CPUs")
+    actions = (counter(metrics_ended, "belote_actions")
+               - counter(metrics_began, "belote_actions")) or float("nan")
+    commits = (histogram_count(metrics_ended, "belote_db_write_seconds")
+               - histogram_count(metrics_began, "belote_db_write_seconds"))
+    print(f"server CPU: {cpu:.0%} of one core for {actions / elapsed:.0f} actions/s, "
+          f"{cpu * elapsed / actions * 1000:.2f} ms per action; load average "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print("in the server, per action: taken up -> messages queued "
           f"{window_summary(metrics_began, metrics_ended, 'belote_action_broadcast_seconds')}"
-          "; its database write "
-          f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}")
+          "; a write transaction "
+          f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}"
+          f", {commits / actions:.2f} per action; a log write's wait, queued to committed "
+          f"{window_summary(metrics_began, metrics_ended, 'belote_log_write_seconds')}")
     decisions = (f"{level} "
                  f"{window_summary(metrics_began, metrics_ended, BOT_DECISIONS_METRIC, level)}"
                  for level, count in counts.items() if count)
