@@ -80,13 +80,15 @@ def test_each_write_returns_after_the_commit_that_holds_it(db_url: str) -> None:
 def test_a_refused_write_fails_alone(db_url: str) -> None:
     """In one batch: a different action at a taken place (refused by the log's check), an
     action of a match that does not exist (refused by the database itself, which aborts
-    the transaction on PostgreSQL): each fails with StorageError, the others commit."""
+    the transaction on PostgreSQL): each fails with StorageError, the others commit, a
+    retry of a write already committed among them."""
 
     async def scenario() -> None:
         async with opened(db_url) as db:
             repo = Repository(db)
             entries = {f"t{i}": (await dealt(repo, f"t{i}"))[1] for i in range(TABLES)}
             await repo.append_action("t3", 0, 0, entries["t3"])
+            await repo.append_action("t4", 0, 0, entries["t4"])  # t4's again below: a retry
             other = LoggedAction(entries["t3"].seat, entries["t3"].action, "timer", 9)
             writes: dict[str, Awaitable[None]] = {
                 m: repo.append_action(m, 0, 0, e) for m, e in entries.items() if m != "t3"}
@@ -169,9 +171,9 @@ class Transactions:
         self.commits.append(held)
 
 
-def noting(name: str) -> Callable[[AsyncConnection], Awaitable[None]]:
+def noting(name: str) -> Callable[[AsyncConnection, bool], Awaitable[None]]:
     """A write that puts ``name`` in its transaction's list."""
-    async def work(conn: AsyncConnection) -> None:
+    async def work(conn: AsyncConnection, inserted: bool) -> None:
         conn.append(name)  # type: ignore[attr-defined]
     return work
 

@@ -7,6 +7,10 @@ while a transaction commits are gathered into the next one, so each commit carri
 table that waited for it, and each write's caller is answered only once the transaction
 that holds it has committed.
 
+A write that inserts a row (an action, a deal) names it (:class:`Row`): the batch's rows
+go into one multi-row ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` their keys, and each
+write's own check then learns whether its row went in (a retry finds it there already).
+
 A write the database refuses (a bug: a misplaced action, a fenced match) must not take
 the others down with it: the transaction is rolled back, that write alone is answered
 with its error, and the rest are written again without it.  A database that cannot be
@@ -21,22 +25,45 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..metrics import LOG_BATCH, LOG_WRITE
 from ..storage import StorageUnavailable
 
-Work = Callable[[AsyncConnection], Awaitable[None]]
+Work = Callable[[AsyncConnection, bool], Awaitable[None]]  # (its row went in) -> None
 Begin = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
 MAX_BATCH = 256  # writes in one transaction: bounds its time, and a refusal's retries
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A write's row: ``statement`` an ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` the
+    key columns (the same object for every row it may carry), ``key`` this row's key."""
+
+    statement: Any
+    values: dict[str, Any]
+    key: tuple[Any, ...]
 
 
 @dataclass(slots=True)
 class _Write:
     work: Work
+    row: Row | None
     done: asyncio.Future[None]
     queued: float
+
+    async def run(self, conn: AsyncConnection, inserted: set[tuple[Any, ...]] | None) -> None:
+        """The write in the batch's transaction; ``inserted`` the keys the batch's rows
+        put in, None to insert its own row first (a batch written one row at a time)."""
+        if self.row is None:
+            await self.work(conn, True)
+        elif inserted is None:
+            result = await conn.execute(self.row.statement, self.row.values)
+            await self.work(conn, result.first() is not None)
+        else:
+            await self.work(conn, self.row.key in inserted)
 
 
 class GroupCommit:
@@ -48,11 +75,12 @@ class GroupCommit:
         self._pending: list[_Write] = []
         self._flusher: asyncio.Task[None] | None = None
 
-    async def write(self, work: Work) -> None:
-        """Run ``work`` on the next transaction; return once it has committed, or raise
-        what refused it (its own error, or the batch's if the database is unavailable)."""
+    async def write(self, work: Work, row: Row | None = None) -> None:
+        """Insert ``row`` (if any) and run ``work`` on the next transaction; return once it
+        has committed, or raise what refused it (its own error, or the batch's if the
+        database is unavailable)."""
         done = asyncio.get_running_loop().create_future()
-        self._pending.append(_Write(work, done, time.perf_counter()))
+        self._pending.append(_Write(work, row, done, time.perf_counter()))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="log-group-commit")
         await done
@@ -76,20 +104,29 @@ class GroupCommit:
                 raise
 
     async def _commit(self, batch: list[_Write]) -> None:
-        """Write ``batch`` in one transaction; a write that raises is answered alone with
-        its error and the others written again without it."""
+        """Write ``batch`` in one transaction, its rows in one statement.  If that statement
+        is refused, the batch is written again one row at a time; a write that raises is
+        answered alone with its error and the others written again without it."""
+        together = True
         while batch:
             LOG_BATCH.observe(len(batch))
             culprit: _Write | None = None
             try:
                 async with self._begin() as conn:
+                    inserted = await _insert(conn, batch) if together else None
                     for write in batch:
                         culprit = write
-                        await write.work(conn)
+                        await write.run(conn, inserted)
                     culprit = None
             except Exception as exc:
-                if culprit is None or isinstance(exc, StorageUnavailable):
+                if isinstance(exc, StorageUnavailable):
                     _fail(batch, exc)  # the database, not one write: all are retried
+                    return
+                if culprit is None and together:
+                    together = False  # which row the statement refused: one at a time
+                    continue
+                if culprit is None:
+                    _fail(batch, exc)
                     return
                 _fail([culprit], exc)
                 batch = [write for write in batch if write is not culprit]
@@ -100,6 +137,19 @@ class GroupCommit:
                 if not write.done.done():
                     write.done.set_result(None)
             return
+
+
+async def _insert(conn: AsyncConnection, batch: list[_Write]) -> set[tuple[Any, ...]]:
+    """Every row of ``batch``, one statement for each kind; the keys that went in."""
+    by_statement: dict[int, list[Row]] = {}
+    for write in batch:
+        if write.row is not None:
+            by_statement.setdefault(id(write.row.statement), []).append(write.row)
+    inserted: set[tuple[Any, ...]] = set()
+    for rows in by_statement.values():
+        result = await conn.execute(rows[0].statement, [row.values for row in rows])
+        inserted.update(tuple(key) for key in result)
+    return inserted
 
 
 def _fail(writes: list[_Write], exc: BaseException) -> None:

@@ -75,7 +75,12 @@ def translate_errors() -> Iterator[None]:
 
 def dialect_insert(conn: AsyncConnection) -> Any:
     """The connection's dialect's ``insert``, the one with ``on_conflict_do_*``: both have it."""
-    return (postgresql if conn.dialect.name == "postgresql" else sqlite).insert
+    return backend_insert(conn.dialect.name)
+
+
+def backend_insert(backend: str) -> Any:
+    """The ``insert`` of ``backend`` ("postgresql" or "sqlite"), for statements built once."""
+    return (postgresql if backend == "postgresql" else sqlite).insert
 
 
 def make_engine(url: URL, statement_timeout: float | None = STATEMENT_TIMEOUT,
