@@ -402,7 +402,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
     server = subprocess.Popen([sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],
                               cwd=ROOT, env=env)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a busy machine starts it slowly
         while True:
             try:
                 httpx2.get(f"http://{HOST}:{port}/api/health", timeout=1)
