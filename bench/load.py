@@ -48,6 +48,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx2
 from prometheus_client.parser import text_string_to_metric_families
@@ -204,18 +205,30 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+async def call(http: httpx2.AsyncClient, method: str, url: str,
+               **kwargs: Any) -> httpx2.Response:
+    """One request, sent again if the server closed the kept-alive connection as it was
+    reused (a race that a loaded machine, slow between two requests, makes common)."""
+    for attempt in range(3):
+        try:
+            return await http.request(method, url, **kwargs)
+        except (httpx2.ReadError, httpx2.RemoteProtocolError):
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 async def open_table(http: httpx2.AsyncClient, level: str, index: int,
                      turn_seconds: float) -> tuple[str, str]:
     """A table of one guest in seat 0 and three bots of ``level``; returns (id, token)."""
-    guest = (await http.post("/api/guests", json={"name": f"load{index}"})).json()
+    guest = (await call(http, "POST", "/api/guests", json={"name": f"load{index}"})).json()
     auth = {"Authorization": f"Bearer {guest['token']}"}
-    table = (await http.post("/api/tables", json={"name": f"load {index}",
-                                                  "turn_seconds": turn_seconds},
-                             headers=auth)).json()
-    await http.put(f"/api/tables/{table['id']}/seats/0", headers=auth)
+    table = (await call(http, "POST", "/api/tables", json={
+        "name": f"load {index}", "turn_seconds": turn_seconds}, headers=auth)).json()
+    await call(http, "PUT", f"/api/tables/{table['id']}/seats/0", headers=auth)
     for seat in (1, 2, 3):
-        await http.put(f"/api/tables/{table['id']}/seats/{seat}/bot", json={"level": level},
-                       headers=auth)
+        await call(http, "PUT", f"/api/tables/{table['id']}/seats/{seat}/bot",
+                   json={"level": level}, headers=auth)
     return table["id"], guest["token"]
 
 
@@ -281,8 +294,8 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
                                              results[level], measuring, stop))
                    for ws, (level, _) in zip(sockets, plan, strict=True)]
         for (table_id, token), _ in zip(tables, sockets, strict=True):
-            await http.post(f"/api/tables/{table_id}/start",
-                            headers={"Authorization": f"Bearer {token}"})
+            await call(http, "POST", f"/api/tables/{table_id}/start",
+                       headers={"Authorization": f"Bearer {token}"})
         print(f"{len(tables)} tables playing; warming up {args.warmup:.0f} s", flush=True)
         client_lags: list[float] = []
         sampler = asyncio.create_task(sample_lag(client_lags, measuring, stop))
@@ -290,15 +303,16 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
         for match_id in analysed:
             asked = await http.post(f"/api/matches/{match_id}/analysis")
             assert asked.status_code == 202, asked.text
-        metrics_began = (await http.get("/metrics")).text
+        metrics_began = (await call(http, "GET", "/metrics")).text
         measuring.set()
         before = {level: r.actions for level, r in results.items()}
         began, cpu_began = time.perf_counter(), cpu_seconds(server_pid)
         await asyncio.sleep(args.seconds)
         elapsed = time.perf_counter() - began
         cpu = (cpu_seconds(server_pid) - cpu_began) / elapsed
-        metrics_ended = (await http.get("/metrics")).text
-        stats = (await http.get("/api/stats", params={"seconds": min(60, elapsed)})).json()
+        metrics_ended = (await call(http, "GET", "/metrics")).text
+        stats = (await call(http, "GET", "/api/stats",
+                            params={"seconds": min(60, elapsed)})).json()
         playing_rss = rss_kib(server_pid)
         analyses = [(await http.get(f"/api/matches/{match_id}/analysis")).json()
                     for match_id in analysed]
