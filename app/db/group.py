@@ -34,7 +34,8 @@ from ..storage import StorageUnavailable
 
 Work = Callable[[AsyncConnection, bool], Awaitable[None]]  # (its row went in) -> None
 Begin = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
-MAX_BATCH = 256  # writes in one transaction: bounds its time, and a refusal's retries
+MAX_BATCH = 64  # writes in one transaction: bounds the loop's work between two awaits (its
+# rows are bound in one go), the transaction's time, and a refusal's retries
 
 
 @dataclass(frozen=True, slots=True)
