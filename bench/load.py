@@ -426,7 +426,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
                     raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
         asyncio.run(asyncio.wait_for(run(args, port, server.pid, analysed),
-                                     args.seconds + args.warmup + 300))
+                                     args.seconds + args.warmup + 300 + args.tables))
     finally:
         server.send_signal(signal.SIGTERM)
         try:
