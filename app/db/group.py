@@ -80,9 +80,11 @@ class GroupCommit:
         """Insert ``row`` (if any) and run ``work`` on the next transaction; return once it
         has committed, or raise what refused it (its own error, or the batch's if the
         database is unavailable)."""
-        done = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
         self._pending.append(_Write(work, row, done, time.perf_counter()))
-        if self._flusher is None or self._flusher.done():
+        flusher = self._flusher  # one of a loop that has stopped (tests, tools) is not ours
+        if flusher is None or flusher.done() or flusher.get_loop() is not loop:
             self._flusher = asyncio.create_task(self._flush(), name="log-group-commit")
         await done
 
