@@ -58,7 +58,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -73,10 +73,11 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.cluster import sweep  # noqa: E402
 from app.cluster.leases import Leases  # noqa: E402
 from app.db.migrate import scratch_database, upgrade  # noqa: E402
 from app.shared import Keys, RedisShared  # noqa: E402
-from bench.load import sample_lag, window_summary  # noqa: E402
+from bench.load import counter, sample_lag, window_summary  # noqa: E402
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
 SECRET = "cluster-benchmark-secret-" + "k" * 32  # every node's: tokens, the relay's mark
@@ -143,13 +144,6 @@ def busiest_processes(skip: set[int], interval: float = 1.0) -> str:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
             rows.append(f"{command.decode(errors='replace').strip()[:70]!r} {share:.0%}")
     return ", ".join(rows) or "none over 5 % of a core"
-
-
-def counter(metrics: str, name: str) -> float:
-    for line in metrics.splitlines():
-        if line.startswith(f"{name}_total ") or line.startswith(f"{name} "):
-            return float(line.split()[1])
-    return 0.0
 
 
 # ------------------------------------------------------------------ nodes
@@ -1073,8 +1067,9 @@ def run_failover(args: argparse.Namespace, logs: Path) -> None:
 
 
 async def redis_micro(args: argparse.Namespace, tables: int) -> None:
-    """One Redis at ``tables`` tables: the sweep every node makes each period (SMEMBERS
-    of the started set, MGET of their leases) and lease renewals (the nodes' script)."""
+    """One Redis at ``tables`` tables: the sweep a node makes each period (SMEMBERS of its
+    share of the started buckets, MGET of their leases) at 1 to 100 nodes, and lease
+    renewals (the nodes' script)."""
     prefix = f"bench-cluster-micro-{secrets.token_hex(4)}:"
     async with Redis.from_url(args.redis, decode_responses=True) as redis:
         try:
@@ -1086,22 +1081,11 @@ async def redis_micro(args: argparse.Namespace, tables: int) -> None:
                 async with redis.pipeline(transaction=False) as pipe:
                     for t in chunk:
                         pipe.set(names.lease(t), "bench-node", px=120_000)
-                    pipe.sadd(names.started, *chunk)
+                    for number, members in sweep.by_bucket(chunk).items():
+                        pipe.sadd(names.started(number), *members)
                     await pipe.execute()
-            sweeps = []
-            before = await redis.info("commandstats")
-            cpu = time.process_time()
-            for _ in range(10):
-                began = time.perf_counter()
-                found = sorted(await cast(Awaitable[set[str]], redis.smembers(names.started)))
-                owners = await leases.owners(found)
-                sweeps.append(time.perf_counter() - began)
-                assert len(owners) == tables
-            cpu = (time.process_time() - cpu) / 10
-            after = await redis.info("commandstats")
-            swept = {k: (after[k]["usec"] - before.get(k, {}).get("usec", 0))
-                     / max(1, after[k]["calls"] - before.get(k, {}).get("calls", 0))
-                     for k in ("cmdstat_smembers", "cmdstat_mget") if k in after}
+            for nodes in (1, 3, 10, 100):
+                await sweep_micro(redis, names, leases, tables, nodes)
             before = await redis.info("commandstats")
             renewals = []
             per = 1000
@@ -1120,16 +1104,37 @@ async def redis_micro(args: argparse.Namespace, tables: int) -> None:
               for k in after if k in ("cmdstat_evalsha", "cmdstat_eval")}
     usec, calls = map(sum, zip(*server.values(), strict=True)) if server else (0, 0)
     renewed = sum(len(ids[s:s + per]) for s in range(0, min(tables, 20_000), per))
-    print(f"  Redis: sweep of {tables:,} started tables (SMEMBERS + MGET of their leases, "
-          f"as one node does each period), round trip in this client: p50 "
-          f"{ms(percentile(sweeps, 0.5))} ms, max {ms(max(sweeps))} ms (10 sweeps), of which "
-          f"this client's CPU {ms(cpu)} ms (redis-py decoding, as in a node); in Redis "
-          f"SMEMBERS {ms(swept.get('cmdstat_smembers', 0) / 1e6)} ms + MGET "
-          f"{ms(swept.get('cmdstat_mget', 0) / 1e6)} ms a sweep (INFO commandstats: the mean "
-          f"call, other clients' calls included)")
     print(f"  Redis: lease renewals (the nodes' Lua script, {per} pipelined a round trip): "
           f"{renewed / sum(renewals):,.0f} renewals/s in this client; in Redis "
           f"{usec / max(calls, 1):.1f} us each ({calls} calls, INFO commandstats)")
+
+
+async def sweep_micro(redis: Redis, names: Keys, leases: Leases, tables: int,
+                      nodes: int) -> None:
+    """One node's sweep of its share (app/cluster/sweep.py) among ``nodes`` live nodes:
+    SMEMBERS of its buckets, MGET of their leases; the cluster's cost is ``nodes`` times."""
+    mine = sweep.share("node-0", [f"node-{i}" for i in range(nodes)])
+    sweeps = []
+    before = await redis.info("commandstats")
+    cpu = time.process_time()
+    for _ in range(10):
+        began = time.perf_counter()
+        async with redis.pipeline(transaction=False) as pipe:
+            for number in mine:
+                pipe.smembers(names.started(number))
+            found = sorted(set().union(*await pipe.execute()))
+        await leases.owners(found)
+        sweeps.append(time.perf_counter() - began)
+    cpu = (time.process_time() - cpu) / 10
+    after = await redis.info("commandstats")
+    usec = sum(after[k]["usec"] - before.get(k, {}).get("usec", 0)
+               for k in ("cmdstat_smembers", "cmdstat_mget") if k in after) / 10
+    print(f"  Redis: a node's sweep among {nodes} node(s) ({len(mine)} of {sweep.BUCKETS} buckets, "
+          f"{len(found):,} of {tables:,} started tables: SMEMBERS of its buckets + MGET of "
+          f"their leases, each period), round trip in this client p50 "
+          f"{ms(percentile(sweeps, 0.5))} ms, max {ms(max(sweeps))} ms (10 sweeps), this "
+          f"client's CPU {ms(cpu)} ms; in Redis {ms(usec / 1e6)} ms a sweep, {nodes} times "
+          f"that a period for the cluster (INFO commandstats, other clients' calls included)")
 
 
 async def postgres_micro(args: argparse.Namespace, database_url: str) -> None:

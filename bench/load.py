@@ -7,10 +7,15 @@ and three bots, lets them play for a fixed time, then prints:
   the human is the only socket at the table), measured by the client;
 - event-loop lag p50/p99/max of the server over the measured window (GET /api/stats), and
   its garbage collector's pauses there;
-- the server's CPU use over the window (one core is 100 %) and the machine's load average;
+- the server's CPU use over the window (one core is 100 %) and the machine's load average,
+  and that CPU divided by the actions the server logged and applied in it (every seat's,
+  the bots' included: GET /metrics, ``belote_actions_total``);
 - where an action's time goes: the server's own figures over the window (GET /metrics:
   from a table taking up an action to its messages queued, and the database write within
-  it) and this client's own event-loop lag (a late client inflates what it measures);
+  it), the database's commits per action (write transactions, ``belote_db_write_seconds``'s
+  count) and a log write's wait from queued to committed (``belote_log_write_seconds``,
+  the group commit's: none on servers older than it), and this client's own event-loop
+  lag (a late client inflates what it measures);
 - server memory per table (resident memory growth divided by the tables opened);
 - with ``--analyses N``: N finished 151-point matches are stored before the server starts,
   and their analyses (issue #17) asked for as the window opens, so that the lag above is
@@ -43,6 +48,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx2
 from prometheus_client.parser import text_string_to_metric_families
@@ -140,6 +146,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def counter(metrics: str, name: str) -> float:
+    """A Prometheus counter's value in a scrape (0 if absent: an older server's)."""
+    for line in metrics.splitlines():
+        if line.startswith(f"{name}_total ") or line.startswith(f"{name} "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def histogram_count(metrics: str, name: str) -> float:
+    """How many observations a histogram holds in a scrape."""
+    buckets, _ = histogram(metrics, name)
+    return buckets.get(float("inf"), 0.0)
+
+
 BOT_DECISIONS_METRIC = "belote_bot_decision_seconds"  # app.metrics.BOT_DECISION, as scraped
 
 
@@ -185,18 +205,30 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+async def call(http: httpx2.AsyncClient, method: str, url: str,
+               **kwargs: Any) -> httpx2.Response:
+    """One request, sent again if the server closed the kept-alive connection as it was
+    reused (a race that a loaded machine, slow between two requests, makes common)."""
+    for attempt in range(3):
+        try:
+            return await http.request(method, url, **kwargs)
+        except (httpx2.ReadError, httpx2.RemoteProtocolError):
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 async def open_table(http: httpx2.AsyncClient, level: str, index: int,
                      turn_seconds: float) -> tuple[str, str]:
     """A table of one guest in seat 0 and three bots of ``level``; returns (id, token)."""
-    guest = (await http.post("/api/guests", json={"name": f"load{index}"})).json()
+    guest = (await call(http, "POST", "/api/guests", json={"name": f"load{index}"})).json()
     auth = {"Authorization": f"Bearer {guest['token']}"}
-    table = (await http.post("/api/tables", json={"name": f"load {index}",
-                                                  "turn_seconds": turn_seconds},
-                             headers=auth)).json()
-    await http.put(f"/api/tables/{table['id']}/seats/0", headers=auth)
+    table = (await call(http, "POST", "/api/tables", json={
+        "name": f"load {index}", "turn_seconds": turn_seconds}, headers=auth)).json()
+    await call(http, "PUT", f"/api/tables/{table['id']}/seats/0", headers=auth)
     for seat in (1, 2, 3):
-        await http.put(f"/api/tables/{table['id']}/seats/{seat}/bot", json={"level": level},
-                       headers=auth)
+        await call(http, "PUT", f"/api/tables/{table['id']}/seats/{seat}/bot",
+                   json={"level": level}, headers=auth)
     return table["id"], guest["token"]
 
 
@@ -262,8 +294,8 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
                                              results[level], measuring, stop))
                    for ws, (level, _) in zip(sockets, plan, strict=True)]
         for (table_id, token), _ in zip(tables, sockets, strict=True):
-            await http.post(f"/api/tables/{table_id}/start",
-                            headers={"Authorization": f"Bearer {token}"})
+            await call(http, "POST", f"/api/tables/{table_id}/start",
+                       headers={"Authorization": f"Bearer {token}"})
         print(f"{len(tables)} tables playing; warming up {args.warmup:.0f} s", flush=True)
         client_lags: list[float] = []
         sampler = asyncio.create_task(sample_lag(client_lags, measuring, stop))
@@ -271,15 +303,16 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
         for match_id in analysed:
             asked = await http.post(f"/api/matches/{match_id}/analysis")
             assert asked.status_code == 202, asked.text
-        metrics_began = (await http.get("/metrics")).text
+        metrics_began = (await call(http, "GET", "/metrics")).text
         measuring.set()
         before = {level: r.actions for level, r in results.items()}
         began, cpu_began = time.perf_counter(), cpu_seconds(server_pid)
         await asyncio.sleep(args.seconds)
         elapsed = time.perf_counter() - began
         cpu = (cpu_seconds(server_pid) - cpu_began) / elapsed
-        metrics_ended = (await http.get("/metrics")).text
-        stats = (await http.get("/api/stats", params={"seconds": min(60, elapsed)})).json()
+        metrics_ended = (await call(http, "GET", "/metrics")).text
+        stats = (await call(http, "GET", "/api/stats",
+                            params={"seconds": min(60, elapsed)})).json()
         playing_rss = rss_kib(server_pid)
         analyses = [(await http.get(f"/api/matches/{match_id}/analysis")).json()
                     for match_id in analysed]
@@ -308,12 +341,19 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
     print(f"garbage collection: {lag['full_gc_count']} full, longest {lag['full_gc_max']:.2f} "
           f"ms; longest young {lag['young_gc_max']:.2f} ms; {lag['gc_total']:.0f} ms in all "
           f"({lag['gc_total'] / elapsed / 10:.1f} % of the window)")
-    print(f"server CPU: {cpu:.0%} of one core; load average {os.getloadavg()[0]:.2f} "
-          f"on {os.cpu_count()} CPUs")
+    actions = (counter(metrics_ended, "belote_actions")
+               - counter(metrics_began, "belote_actions")) or float("nan")
+    commits = (histogram_count(metrics_ended, "belote_db_write_seconds")
+               - histogram_count(metrics_began, "belote_db_write_seconds"))
+    print(f"server CPU: {cpu:.0%} of one core for {actions / elapsed:.0f} actions/s, "
+          f"{cpu * elapsed / actions * 1000:.2f} ms per action; load average "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print("in the server, per action: taken up -> messages queued "
           f"{window_summary(metrics_began, metrics_ended, 'belote_action_broadcast_seconds')}"
-          "; its database write "
-          f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}")
+          "; a write transaction "
+          f"{window_summary(metrics_began, metrics_ended, 'belote_db_write_seconds')}"
+          f", {commits / actions:.2f} per action; a log write's wait, queued to committed "
+          f"{window_summary(metrics_began, metrics_ended, 'belote_log_write_seconds')}")
     decisions = (f"{level} "
                  f"{window_summary(metrics_began, metrics_ended, BOT_DECISIONS_METRIC, level)}"
                  for level, count in counts.items() if count)
@@ -376,7 +416,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
     server = subprocess.Popen([sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],
                               cwd=ROOT, env=env)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a busy machine starts it slowly
         while True:
             try:
                 httpx2.get(f"http://{HOST}:{port}/api/health", timeout=1)
@@ -386,7 +426,7 @@ def serve_and_load(args: argparse.Namespace, database_url: str) -> None:
                     raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
         asyncio.run(asyncio.wait_for(run(args, port, server.pid, analysed),
-                                     args.seconds + args.warmup + 300))
+                                     args.seconds + args.warmup + 300 + args.tables))
     finally:
         server.send_signal(signal.SIGTERM)
         try:

@@ -24,6 +24,7 @@ from .listing import Listing
 from .outage import Outage
 from .registry import Registry
 from .relay import Relay, relay_mark
+from .sweep import bucket, by_bucket, share
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ class Cluster:
         self._held: set[str] = set()  # the tables this node holds a lease on
         self._adopting: dict[str, asyncio.Task[bool]] = {}
         self._nodes: tuple[float, dict[str, dict[str, Any]]] = (0.0, {})
+        self._share: tuple[frozenset[str] | None, list[int]] = (None, [])  # buckets swept
         self._tasks: list[asyncio.Task[None]] = []
         self._released: Listener | None = None  # tables handed over at another's exit
         self._started_at = time.time()
@@ -209,7 +211,8 @@ class Cluster:
             self._held.discard(table_id)
             self.storage.forget(table_id)
             await self.leases.release([table_id])
-            await cast(Awaitable[int], self.redis.srem(self.keys.started, table_id))
+            await cast(Awaitable[int], self.redis.srem(self.keys.started(bucket(table_id)),
+                                                       table_id))
             return False
         log.info("took over table %s (epoch %s)", table_id, self.storage.epochs
                  and self.storage.epochs.get(table_id))
@@ -220,7 +223,7 @@ class Cluster:
         that a call for an unknown id (a typo, or someone trying ids) costs no lease and no
         write to the log."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.sismember(self.keys.started, table_id)
+            pipe.sismember(self.keys.started(bucket(table_id)), table_id)
             pipe.exists(self.keys.parked(table_id))
             started, parked = await pipe.execute()
         return bool(started) or bool(parked)
@@ -244,9 +247,16 @@ class Cluster:
     async def _seed(self) -> None:
         """Matches on in the log, so that orphans are found even after Redis lost its
         data while their owner died (a crashed cluster restarting, say)."""
-        ids = await self.storage.repo.unfinished_ids()
-        if ids:
-            await cast(Awaitable[int], self.redis.sadd(self.keys.started, *ids))
+        await self._add_started(await self.storage.repo.unfinished_ids())
+
+    async def _add_started(self, ids: list[str]) -> None:
+        """``ids`` put in their buckets of the matches on."""
+        if not ids:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for number, members in by_bucket(ids).items():
+                pipe.sadd(self.keys.started(number), *members)
+            await pipe.execute()
 
     async def _tick(self) -> None:
         tables = self.lobby.tables
@@ -275,8 +285,8 @@ class Cluster:
         await self.listing.publish(self.node_id, self.lobby.listed())
         playing = [t for t in tables if t.status == TableStatus.PLAYING]
         async with self.redis.pipeline(transaction=False) as pipe:
-            if playing:
-                pipe.sadd(self.keys.started, *(t.id for t in playing))
+            for number, members in by_bucket(t.id for t in playing).items():
+                pipe.sadd(self.keys.started(number), *members)
             for table in playing:
                 turn = table.turns.turn
                 if turn is not None:
@@ -324,8 +334,16 @@ class Cluster:
             await asyncio.sleep(self.period)
 
     async def _sweep(self) -> None:
-        """Orphans taken over in random order, so that nodes sweeping at once share them."""
-        ids = sorted(await cast(Awaitable[set[str]], self.redis.smembers(self.keys.started)))
+        """Orphans among this node's share of the matches on (:mod:`.sweep`) taken over in
+        random order, so that the nodes sweeping a bucket at once share them."""
+        nodes = frozenset(await self.nodes())
+        if self._share[0] != nodes:
+            self._share = nodes, share(self.node_id, nodes)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for number in self._share[1]:
+                pipe.smembers(self.keys.started(number))
+            buckets: list[set[str]] = await pipe.execute()
+        ids = sorted(set().union(*buckets))
         owners = await self.leases.owners(ids)
         orphans = [t for t, owner in zip(ids, owners, strict=True) if owner is None
                    or (owner == self.node_id and t not in self.lobby.tables)]

@@ -1,8 +1,10 @@
 """Writes of the match log, and the reads a restart starts from (:mod:`.match_log`).
 
-Every write is one short transaction through :meth:`Database.write`; the hot one,
-:meth:`Repository.append_action`, is a single INSERT, awaited by the table before it tells
-any client (so an accepted action is never lost) without blocking the event loop.
+Every write is one short transaction through :meth:`Database.write`, but the frequent
+ones (a deal dealt, an action, a deal's result), which share the transactions of the
+group commit (:attr:`Database.log`); the hot one, :meth:`Repository.append_action`, is a
+single INSERT, awaited by the table before it tells any client (so an accepted action is
+never lost) without blocking the event loop.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from engine.scoring import DealResult
 from ..matchlog import LoggedAction, MatchEnd, MatchMeta, Seat, deck_text
 from ..storage import Fenced
 from . import models
+from .group import Row
 from .match_end import MatchEnded, MatchEndSubscriber
 from .match_log import MatchLog, load_logs, seat_of
-from .session import Database, StorageError, dialect_insert
+from .session import Database, StorageError, backend_insert, dialect_insert
 
 
 def now() -> datetime:
@@ -39,6 +42,12 @@ class Repository:
     def __init__(self, db: Database, subscribers: Sequence[MatchEndSubscriber] = ()) -> None:
         self.db = db
         self.subscribers = tuple(subscribers)
+        # Built once, so that the group commit puts every table's rows in one statement.
+        insert_into = backend_insert(db.url.get_backend_name())
+        a, d = models.Action, models.Deal
+        self._new_action = (insert_into(a).on_conflict_do_nothing()
+                            .returning(a.match_id, a.deal_idx, a.seq))
+        self._new_deal = insert_into(d).on_conflict_do_nothing().returning(d.match_id, d.idx)
 
     async def create_match(
         self,
@@ -90,22 +99,21 @@ class Repository:
         *, at: datetime | None = None, epoch: int | None = None,
     ) -> None:
         """A deal as dealt: its dealer and deck fix every hand (RECORD.md).  The same deal
-        again is a retry, and leaves the row as it is."""
+        again is a retry, and leaves the row as it is.  Group-committed, as the actions."""
         d = models.Deal
-        async with self.db.write() as conn:
+        text = deck_text(deck)
+        row = Row(self._new_deal, {"match_id": match_id, "idx": index, "dealer": dealer,
+                                   "deck": text, "started_at": at or now()}, (match_id, index))
+
+        async def check(conn: AsyncConnection, inserted: bool) -> None:
             await _fence(conn, match_id, epoch)
-            text = deck_text(deck)
-            done = await conn.execute(
-                dialect_insert(conn)(d).values(
-                    match_id=match_id, idx=index, dealer=dealer, deck=text,
-                    started_at=at or now(),
-                ).on_conflict_do_nothing()
-            )
-            if done.rowcount == 0:
+            if not inserted:
                 logged = (await conn.execute(select(d.dealer, d.deck).where(
                     d.match_id == match_id, d.idx == index))).one()
                 if tuple(logged) != (dealer, text):
                     raise StorageError(f"match {match_id!r}: deal {index} is logged otherwise")
+
+        await self.db.log.write(check, row)
 
     async def append_action(
         self, match_id: str, deal_index: int, seq: int, entry: LoggedAction,
@@ -115,24 +123,26 @@ class Repository:
 
         The same action at its place again is a retry and leaves the log as it is; any
         other at a taken place raises StorageError, so a log can never hold two different
-        actions at one place.  Usually a single INSERT (after the fence, in a cluster).
+        actions at one place.  Written with every table's writes that waited with it
+        (:class:`app.db.group.GroupCommit`: one multi-row INSERT, after which each checks
+        its fence, in a cluster), it returns once their transaction has committed.
         """
         a = models.Action
-        async with self.db.write() as conn:
+        row = Row(self._new_action, {
+            "match_id": match_id, "deal_idx": deal_index, "seq": seq, "seat": entry.seat,
+            "action": entry.action, "actor": entry.by, "version": entry.version,
+            "at": at or now()}, (match_id, deal_index, seq))
+
+        async def check(conn: AsyncConnection, inserted: bool) -> None:
             await _fence(conn, match_id, epoch)
-            done = await conn.execute(
-                dialect_insert(conn)(a).values(
-                    match_id=match_id, deal_idx=deal_index, seq=seq, seat=entry.seat,
-                    action=entry.action, actor=entry.by, version=entry.version,
-                    at=at or now(),
-                ).on_conflict_do_nothing()
-            )
-            if done.rowcount == 0:
+            if not inserted:
                 logged = (await conn.execute(select(a.seat, a.action, a.actor, a.version).where(
                     a.match_id == match_id, a.deal_idx == deal_index, a.seq == seq))).one()
                 if LoggedAction(*logged) != entry:
                     raise StorageError(
                         f"match {match_id!r}: deal {deal_index} action {seq} is logged otherwise")
+
+        await self.db.log.write(check, row)
 
     async def leave_seat(
         self, match_id: str, seat: int, version: int, *, epoch: int | None = None
@@ -151,16 +161,21 @@ class Repository:
         self, match_id: str, index: int, result: DealResult, *, at: datetime | None = None,
         epoch: int | None = None,
     ) -> None:
-        """Store a deal's result, the facts history and stats read without replaying."""
-        async with self.db.write() as conn:
+        """Store a deal's result, the facts history and stats read without replaying.
+        Group-committed, as the actions."""
+        values = {"finished_at": at or now(), **result_columns(result)}
+
+        async def work(conn: AsyncConnection, _: bool) -> None:
             await _fence(conn, match_id, epoch)
             done = await conn.execute(
                 update(models.Deal)
                 .where(models.Deal.match_id == match_id, models.Deal.idx == index)
-                .values(finished_at=at or now(), **result_columns(result))
+                .values(values)
             )
             if done.rowcount != 1:
                 raise StorageError(f"match {match_id!r} has no deal {index}")
+
+        await self.db.log.write(work)
 
     async def finish_match(
         self, match_id: str, end: MatchEnd, *, at: datetime | None = None,

@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import (
 from ..metrics import DB_WRITE
 from ..storage import StorageError as StorageError
 from ..storage import StorageUnavailable as StorageUnavailable
+from .group import GroupCommit
 from .url import async_url, ensure_sqlite_dir
 
 # Seconds: PostgreSQL's connect timeout, SQLite's wait for a lock held by another process.
@@ -74,7 +75,12 @@ def translate_errors() -> Iterator[None]:
 
 def dialect_insert(conn: AsyncConnection) -> Any:
     """The connection's dialect's ``insert``, the one with ``on_conflict_do_*``: both have it."""
-    return (postgresql if conn.dialect.name == "postgresql" else sqlite).insert
+    return backend_insert(conn.dialect.name)
+
+
+def backend_insert(backend: str) -> Any:
+    """The ``insert`` of ``backend`` ("postgresql" or "sqlite"), for statements built once."""
+    return (postgresql if backend == "postgresql" else sqlite).insert
 
 
 def make_engine(url: URL, statement_timeout: float | None = STATEMENT_TIMEOUT,
@@ -117,6 +123,8 @@ class Database:
         self._write_lock: contextlib.AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if self.url.get_backend_name() == "sqlite" else contextlib.nullcontext()
         )
+        # The match log's writes, every table's gathered into one transaction at a time.
+        self.log = GroupCommit(self.write)
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
@@ -134,4 +142,5 @@ class Database:
                 yield session
 
     async def dispose(self) -> None:
+        await self.log.close()
         await self.engine.dispose()

@@ -40,8 +40,9 @@ NODE = Name("node", "node:{node_id}", "string (JSON), expires", "app/cluster/reg
             "a live node's address, start and load")
 LOBBY = Name("lobby", "lobby:{node_id}", "string (JSON), expires", "app/cluster/listing.py",
              "a node's open tables (public, waiting), merged by every node")
-STARTED = Name("started", "started", "set", "app/cluster/node.py",
-               "ids of the matches on, among which orphans are looked for")
+STARTED = Name("started", "started:{bucket}", "set", "app/cluster/node.py",
+               "ids of the matches on, in 128 buckets by id (app/cluster/sweep.py), "
+               "among which orphans are looked for")
 TURN = Name("turn", "turn:{table_id}", "string, expires", "app/cluster/node.py",
             "a human turn's deadline, for the node that takes the table over")
 PARKED = Name("parked", "parked:{table_id}", "string (JSON), expires", "app/cluster/node.py",
@@ -95,9 +96,8 @@ class Keys:
     def lobby(self, node_id: str) -> str:
         return self._name(LOBBY, node_id=node_id)
 
-    @property
-    def started(self) -> str:
-        return self._name(STARTED)
+    def started(self, bucket: int) -> str:
+        return self._name(STARTED, bucket=str(bucket))
 
     def turn(self, table_id: str) -> str:
         return self._name(TURN, table_id=table_id)

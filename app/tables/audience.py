@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine import Match
 
@@ -109,25 +109,38 @@ class Audience:
         if not self._clients:
             return
         info = self._table.info()
+        public: list[dict[str, Any]] = []  # the spectators' view, built for the first one
         for client in self._clients.values():
             if client is not skip and (to is None or to(client)):
-                client.send(self._state(client, "event", event_for(client.seat), info))
+                client.send(self._state(client, "event", event_for(client.seat), info,
+                                        public=public))
 
     def _state(self, client: Client, kind: StateKind, event: Event | None,
-               info: TablePublic, chat: list[ChatEvent] | None = None) -> str:
-        """A snapshot or event for ``client`` alone, built from its seat's view now."""
+               info: TablePublic, chat: list[ChatEvent] | None = None,
+               public: list[dict[str, Any]] | None = None) -> str:
+        """A snapshot or event for ``client`` alone, built from its seat's view now (a
+        spectator's from ``public``, the one spectators' view of this message, if given).
+
+        Built without validation (``model_construct``): every field is the server's own,
+        already typed, and the JSON is the same; validating it cost more than encoding."""
         table = self._table
         match = table.match
         deadline = table.turns.deadline
-        return State(
+        view = None
+        if match is not None and client.seat is not None:
+            view = seat_view(match, client.seat)
+        elif match is not None:
+            public = [] if public is None else public
+            if not public:
+                public.append(spectator_view(match))
+            view = public[0]
+        return State.model_construct(
             type=kind,
             version=table.version,
             event=event,
             table=info,
             seat=client.seat,
-            view=None if match is None else (
-                spectator_view(match) if client.seat is None
-                else seat_view(match, client.seat)),
+            view=view,
             turn=match.current_player() if table.status == TableStatus.PLAYING and match else None,
             deadline=None if deadline is None else int(deadline * 1000),
             chat=chat,

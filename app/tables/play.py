@@ -153,7 +153,8 @@ async def apply(
     assert table.match is not None and table.match.deal is not None
     started = time.perf_counter()
     deal = table.match.deal
-    deal.copy().apply(action, seat)  # the engine's own checks, on a copy
+    if seat != deal.to_move or action not in deal.legal_actions():
+        deal.copy().apply(action, seat)  # the engine's own checks, on a copy: its error
     index, seq = len(table.match.deals) - 1, len(deal.history)  # its place in the log
     entry = LoggedAction(seat, action, by, table.version + 1)
     storage = table.services.storage
