@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0010"
+down_revision: str | None = "0012"
 branch_labels: str | None = None
 depends_on: str | None = None
 
