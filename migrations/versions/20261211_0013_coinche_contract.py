@@ -8,7 +8,7 @@ générale, else a normal bid).  Only the value is new: ``value``, null for the 
 variants' deals and for a deal thrown in.
 
 Revision ID: 0013
-Revises: 0010
+Revises: 0012
 Create Date: 2026-12-11
 """
 
