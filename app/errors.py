@@ -120,6 +120,28 @@ class ErrorCode(StrEnum):
     TOO_MANY_ANALYSES_FOR_YOU = "too_many_analyses_for_you", 429, (
         "this address asked for `ANALYSES_PER_ADDRESS` new analyses within "
         "`ANALYSIS_WINDOW`; with `Retry-After`")
+    DECKS_HIDDEN = "decks_hidden", 409, (
+        "the record, replay or review of a duplicate round's table before that round is "
+        "over: its decks are the other tables' next deals")
+    # ------------------------------------------------------------- tournaments
+    NO_TOURNAMENT = "no_tournament", 404, "no such tournament"
+    NOT_DIRECTOR = "not_director", 403, (
+        "a bot entry, or the start, asked for by someone other than the tournament's director")
+    TOURNAMENT_STARTED = "tournament_started", 409, (
+        "entries close, and the start is done, once the tournament has started")
+    TOURNAMENT_OVER = "tournament_over", 409, "the tournament is over"
+    TOURNAMENT_FULL = "tournament_full", 409, "the tournament has its `max_entries` entries"
+    ALREADY_ENTERED = "already_entered", 409, (
+        "the caller, or the partner named, has an entry in this tournament already")
+    NOT_ENTERED = "not_entered", 404, "the caller has no entry in this tournament"
+    TOO_FEW_ENTRIES = "too_few_entries", 409, "a tournament starts with at least one entry"
+    BAD_ENTRY = "bad_entry", 422, (
+        "an entry with both `partner` and `bot`, a partner for rotating partners, oneself as "
+        "a partner")
+    BAD_START = "bad_start", 422, "`starts_at` has no timezone, or is in the past"
+    DUPLICATE_NEEDS_SHUFFLE = "duplicate_needs_shuffle", 422, (
+        "a duplicate tournament with `reshuffle_each_deal` off: a deal cut from the last one "
+        "would depend on how the table played it")
     # ------------------------------------------------------------- the server's own state
     STORAGE_UNAVAILABLE = "storage_unavailable", 503, (
         "the database cannot be reached now; for an action, the match log cannot be "

@@ -31,6 +31,7 @@ from .api.routes import (
     players,
     server,
     tables,
+    tournaments,
     ws,
 )
 from .cluster.routing import Routing
@@ -68,7 +69,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         redoc_url=None,
     )
     for router in (guests.router, accounts.router, tables.router, play.router, server.router,
-                   cluster.router):
+                   cluster.router, tournaments.router):
         app.include_router(router, prefix="/api", responses=RATE_LIMITED)
     app.include_router(ws.router, prefix="/api")
     for router in (history.router, players.router, analysis.router):  # their own /api

@@ -23,10 +23,12 @@ from .ratings import rate_match
 from .repository import Repository
 from .session import Database, StorageError
 from .tallies import tally_match
+from .tournaments import record_round_match
 
 # Who hears that a match ended, in this order, in the transaction that ends it
-# (docs/storage.md, "The end of a match"): ratings first, for whatever reads them.
-MATCH_END: tuple[MatchEndSubscriber, ...] = (rate_match, tally_match)
+# (docs/storage.md, "The end of a match"): ratings first, for whatever reads them; a
+# tournament round's result last (docs/tournaments.md).
+MATCH_END: tuple[MatchEndSubscriber, ...] = (rate_match, tally_match, record_round_match)
 
 
 class DatabaseStorage:
