@@ -14,11 +14,11 @@ from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from ..db import models
-from ..db.session import Database, dialect_insert
+from ..db.session import Database, StorageError, dialect_insert
 from ..db.tournaments import Entrant, Entry, RoundTable, Tournament
 from ..errors import ErrorCode
 from ..tables import TableError
-from .models import Status
+from .models import Format, Status
 from .standings import Played
 
 T = Tournament
@@ -249,11 +249,24 @@ async def matches_of(db: Database, table_ids: Sequence[str]) -> dict[str, list[l
     return scores
 
 
-async def hidden(session: AsyncSession, match_id: str) -> bool:
-    """Whether the match is a table of a duplicate round still on: its decks are the
-    other tables' next deals, so no record, replay or review shows them yet."""
+async def check_shown(session: AsyncSession, match_id: str) -> None:
+    """Refuse (``decks_hidden``) the decks of a table of a duplicate round still on: they
+    are the other tables' next deals, so no record, replay or review shows them yet."""
     r = RoundTable
-    return bool(await session.scalar(
-        select(func.count()).select_from(r).join(T, T.id == r.tournament_id)
-        .where(r.table_id == match_id, T.format == "duplicate",
-               T.status == Status.RUNNING.value, T.round == r.round)))
+    if await session.scalar(
+            select(func.count()).select_from(r).join(T, T.id == r.tournament_id)
+            .where(r.table_id == match_id, T.format == Format.DUPLICATE.value,
+                   T.status == Status.RUNNING.value, T.round == r.round)):
+        raise Refused(ErrorCode.DECKS_HIDDEN, "this round's decks are shown once every "
+                      "table of the round has played them")
+
+
+async def check_decks(db: Database, match_id: str) -> None:
+    """:func:`check_shown` in a session of its own; refused (503) while the database
+    cannot say."""
+    try:
+        async with db.read() as session:
+            await check_shown(session, match_id)
+    except StorageError:
+        raise Refused(ErrorCode.STORAGE_UNAVAILABLE, "the database cannot be read now, "
+                      "try again later") from None
