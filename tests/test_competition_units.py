@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.competition.standings import DRAW, LOSS, WIN, Played, field_scores, match_points
-from app.competition.standings import standings
+from app.competition.standings import DRAW, LOSS, WIN, Played, field_scores, match_points, standings
 from app.competition.swiss import FIXED, ROTATING, field_size, pair
 
 # docs/tournaments.md, "Duplicate scoring": three tables of a round; the first deal played

@@ -133,7 +133,8 @@ def test_a_duplicate_tournament_of_bots_runs_to_its_end(client: TestClient,
     done = calls.until(t, lambda b: b["status"] == "finished", "the tournament to finish")
     assert len(done["entries"]) == 4
     assert sorted(line["entry"] for line in done["standings"]) == [1, 2, 3, 4]
-    assert [line["rank"] for line in done["standings"]][0] == 1
+    ranks = [line["rank"] for line in done["standings"]]
+    assert ranks[0] == 1 and ranks == sorted(ranks)
     for round_ in (1, 2):
         tables = [x for x in done["tables"] if x["round"] == round_]
         assert len(tables) == 2 and all(x["status"] == "over" for x in tables)
