@@ -89,10 +89,12 @@ def test_refusals(client: TestClient) -> None:
     guest, director, player = calls.guest(), calls.account(), calls.account()
     answer = client.post("/api/tournaments", json={"name": "x"}, headers=_auth(guest))
     assert answer.json()["detail"]["code"] == "account_required"
-    for body, code in [({"format": "duplicate", "options": {"reshuffle_each_deal": False}},
-                        "duplicate_needs_shuffle"),
-                       ({"starts_at": "2020-01-01T00:00:00Z"}, "bad_start"),
-                       ({"options": {"nope": 1}}, "bad_options")]:
+    refused: list[tuple[Json, str]] = [
+        ({"format": "duplicate", "options": {"reshuffle_each_deal": False}},
+         "duplicate_needs_shuffle"),
+        ({"starts_at": "2020-01-01T00:00:00Z"}, "bad_start"),
+        ({"options": {"nope": 1}}, "bad_options")]
+    for body, code in refused:
         answer = client.post("/api/tournaments", json={"name": "x"} | body,
                              headers=_auth(director))
         assert answer.json()["detail"]["code"] == code, answer.text
