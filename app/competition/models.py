@@ -88,6 +88,7 @@ class RoundTableOut(BaseModel):
     totals: list[int]
     winner: int | None
     reason: str | None  # won, forfeit, abandoned, time
+    left: list[int]  # seats whose human left during the match (their team lost the round)
 
 
 class StandingOut(BaseModel):

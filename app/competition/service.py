@@ -139,4 +139,4 @@ def _table(rt: RoundTable) -> RoundTableOut:
     status = "over" if rt.ended_at else "playing" if rt.table_id else "waiting"
     return RoundTableOut(round=rt.round, index=rt.idx, id=rt.table_id, seats=rt.seats,
                          status=status, totals=[rt.total0, rt.total1], winner=rt.winner,
-                         reason=rt.reason)
+                         reason=rt.reason, left=rt.left)
