@@ -105,7 +105,8 @@ async def started(settings: Settings, storage: Storage | None = None,
         stack.push_async_callback(accounts.close)
         analyses = Analyses(settings.analysis, database, limiter, shared)
         stack.push_async_callback(analyses.close)
-        director = Director(database, lobby, cluster, shared, settings.cluster.lease_seconds)
+        director = Director(database, lobby, cluster, shared, settings.cluster.lease_seconds,
+                            settings.competition.league_season_days)
         stack.push_async_callback(director.close)
         await bots.start()
         monitor.start()

@@ -1,11 +1,12 @@
 """The director: the task of each node that runs the tournaments it holds (docs/tournaments.md,
-"A director per tournament").  Every ``TICK`` seconds it reads the tournaments that are
-due or running, takes the lease of each (in a cluster: one node at a time runs one, and
-another takes it over when that node dies), and moves each one on from its rows alone:
-starts it at its time, begins a round (pairing, fillers, tables), makes and seats each
-round table, decides at the time limit the matches still on, and ends the tournament
-after its last round.  Each step is a conditional write, so a step two nodes race for
-happens once; a node that dies between steps leaves rows the next pass picks up.
+"A director per tournament"), and the leagues' season job (app/competition/seasons.py).
+Every ``TICK`` seconds it reads the tournaments that are due or running, takes the lease of
+each (in a cluster: one node at a time runs one, and another takes it over when that node
+dies), and moves each one on from its rows alone: starts it at its time, begins a round
+(pairing, fillers, tables), makes and seats each round table, decides at the time limit the
+matches still on, and ends the tournament after its last round.  Each step is a conditional
+write, so a step two nodes race for happens once; a node that dies between steps leaves rows
+the next pass picks up.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..tables.commands import Expire
 from ..vocabulary import TableStatus
 from . import store
 from .models import Teams
+from .seasons import keep_seasons
 from .standings import standings
 from .swiss import field_size, pair
 
@@ -54,8 +56,9 @@ class Director:
     """Runs the tournaments this node holds; ``cluster`` None: a server alone holds all."""
 
     def __init__(self, database: Database, lobby: Lobby, cluster: Cluster | None,
-                 shared: Shared, lease_seconds: float) -> None:
+                 shared: Shared, lease_seconds: float, season_days: float) -> None:
         self.db, self.lobby, self.cluster = database, lobby, cluster
+        self.season_days = season_days
         self._leases: Leases | None = None
         if cluster is not None and isinstance(shared, RedisShared):
             self._leases = Leases(shared, cluster.node_id, lease_seconds, shared.keys.director)
@@ -79,7 +82,9 @@ class Director:
             await asyncio.sleep(TICK)
 
     async def tick(self) -> None:
-        """One pass over the tournaments that are due or running and held here."""
+        """One pass: the leagues' season kept (closed at its end, the next opened), then
+        the tournaments that are due or running and held here."""
+        await keep_seasons(self.db, self.season_days, now())
         upcoming, running = await store.due(self.db, now())
         for tournament_id in await self._hold([*upcoming, *running]):
             if tournament_id in upcoming:

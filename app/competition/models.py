@@ -146,3 +146,25 @@ class TournamentSummary(BaseModel):
 class TournamentPage(BaseModel):
     tournaments: list[TournamentSummary]
     next_cursor: int | None  # the offset of the next page
+
+
+class LeagueLineOut(BaseModel):
+    rank: int
+    player: str
+    name: str | None
+    points: int
+    matches: int
+
+
+class Zones(BaseModel):
+    promotion: int  # the group's top ranks that go up a division at the season's end
+    demotion: int  # its bottom ranks that go down
+
+
+class LeagueOut(BaseModel):
+    season: int | None  # None before the first season opened
+    ends_at: datetime | None
+    division: int | None  # 1 the top; before a first match: where the caller would start
+    divisions: int
+    group: list[LeagueLineOut]  # the caller's group, ranked; empty before a first match
+    zones: Zones

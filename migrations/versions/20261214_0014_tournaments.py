@@ -1,5 +1,6 @@
-"""Tournaments (issue #33): tournaments, their entries, the players entered (one entry
-each), and each round's tables with their results (docs/tournaments.md).
+"""Tournaments and leagues (issue #33): tournaments, their entries, the players entered
+(one entry each), and each round's tables with their results; the leagues' seasons, each
+player's line of a season and the division they start the next in (docs/tournaments.md).
 
 Revision ID: 0014
 Revises: 0010
@@ -87,10 +88,44 @@ def upgrade() -> None:
     with op.batch_alter_table("tournament_tables", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_tournament_tables_table_id"), ["table_id"],
                               unique=False)
-
+    op.create_table(
+        "league_lines",
+        sa.Column("variant", sa.String(length=16), nullable=False),
+        sa.Column("season", sa.Integer(), nullable=False),
+        sa.Column("player_id", sa.String(length=64), nullable=False),
+        sa.Column("division", sa.SmallInteger(), nullable=False),
+        sa.Column("grp", sa.SmallInteger(), nullable=False),
+        sa.Column("points", sa.Integer(), nullable=False),
+        sa.Column("matches", sa.Integer(), nullable=False),
+        sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("variant", "season", "player_id", name=op.f("pk_league_lines")),
+    )
+    with op.batch_alter_table("league_lines", schema=None) as batch_op:
+        batch_op.create_index("ix_league_lines_group",
+                              ["variant", "season", "division", "grp", "points"], unique=False)
+    op.create_table(
+        "league_places",
+        sa.Column("player_id", sa.String(length=64), nullable=False),
+        sa.Column("variant", sa.String(length=16), nullable=False),
+        sa.Column("division", sa.SmallInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("player_id", "variant", name=op.f("pk_league_places")),
+    )
+    op.create_table(
+        "league_seasons",
+        sa.Column("season", sa.Integer(), nullable=False),
+        sa.Column("starts_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("ends_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True),
+        sa.PrimaryKeyConstraint("season", name=op.f("pk_league_seasons")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("league_seasons")
+    op.drop_table("league_places")
+    with op.batch_alter_table("league_lines", schema=None) as batch_op:
+        batch_op.drop_index("ix_league_lines_group")
+    op.drop_table("league_lines")
     with op.batch_alter_table("tournament_tables", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_tournament_tables_table_id"))
 
