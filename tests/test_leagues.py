@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 
 from ai import Level
 from app.competition.leagues import DIVISIONS, division_of, moved, zones
@@ -37,7 +37,7 @@ def test_placement_zones_and_moves() -> None:
     assert moved(1, 1, 10) == 1 and moved(DIVISIONS, 10, 10) == DIVISIONS
 
 
-def _ended(match_id: str, players: list[str], winner: int, *, rated: bool = True,
+def _ended(match_id: str, players: list[str], winner: int | None, *, rated: bool = True,
            left: tuple[int, ...] = (), reason: EndReason = EndReason.WON) -> MatchEnded:
     seats = [Seat(SeatKind.HUMAN, p, p) if p else Seat(SeatKind.BOT, "Bot", level=Level.EASY)
              for p in players]
@@ -117,7 +117,7 @@ def test_the_callers_league_and_a_profiles_division(migrated_sqlite: str,
 
         async def play() -> None:
             async with db.write() as conn:
-                await conn.execute(models.Player.__table__.insert().values(
+                await conn.execute(insert(models.Player).values(
                     id="rival", name="Rival", created_at=NOW))
             await _played(db, _ended("m1", [ana["id"], "rival", "", ""], 0))
 
