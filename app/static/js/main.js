@@ -54,6 +54,8 @@ function header() {
   document.querySelector("[data-testid=nav-lobby]").textContent = t("nav.lobby");
   document.querySelector("[data-testid=nav-history]").textContent = t("nav.history");
   document.querySelector("[data-testid=nav-rules]").textContent = t("help.rules");
+  document.querySelector("[data-testid=nav-tournaments]").textContent = t("tournament.nav");
+  document.querySelector("[data-testid=nav-league]").textContent = t("league.nav");
   const board = document.querySelector("[data-testid=nav-leaderboard]");
   board.textContent = t("leaderboard.nav");
   board.title = t("leaderboard.nav");
@@ -78,15 +80,16 @@ function header() {
 /** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
-    : "./history.js");
+    : kind === "tournaments" || kind === "league" ? "./tournaments.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
-    leaderboard: module.renderLeaderboard, players: module.renderProfile }[kind];
+    leaderboard: module.renderLeaderboard, players: module.renderProfile, league: module.renderLeague,
+    tournaments: /^(upcoming|running|finished)?$/.test(id) ? module.renderTournaments : module.renderTournament }[kind];
   return render(app, ctx, id);
 }
 
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
-  leaderboard: "nav-leaderboard", players: "nav-leaderboard" };
+  leaderboard: "nav-leaderboard", players: "nav-leaderboard", tournaments: "nav-tournaments", league: "nav-league" };
 
 async function route() {
   const token = ++routeToken;
@@ -94,7 +97,7 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players|tournaments|league)?\/?([^/]*)/) || [];
   const section = SECTIONS[kind] || (kind === "login" || kind === "signup" ? null : "nav-lobby");
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
@@ -115,7 +118,7 @@ async function route() {
       cleanup = renderRules(app, ctx, id);
     } else if (kind === "login" || kind === "signup") {
       cleanup = renderAccount(app, ctx, kind);
-    } else if (kind === "history" || kind === "leaderboard" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
+    } else if (kind === "history" || kind === "leaderboard" || kind === "tournaments" || kind === "league" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
       const done = (await lazyPage(kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
     } else {
