@@ -97,7 +97,7 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players|tournaments|league)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(tournaments|t|history|match|replay|rules|login|signup|leaderboard|players|league)?\/?([^/]*)/) || [];
   const section = SECTIONS[kind] || (kind === "login" || kind === "signup" ? null : "nav-lobby");
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {

@@ -23,6 +23,7 @@ export function renderTournaments(root, ctx, rawStatus) {
       href: `#/tournaments/${name}`, "aria-current": name === status ? "page" : null, "data-testid": `tournaments-${name}`,
     }, t(`tournament.status.${name}`)))),
     list,
+    h("p", {}, h("a", { href: "#/league", "data-testid": "to-league" }, t("league.title"))),
     isAccount() ? createForm(ctx) : h("p.muted", { "data-testid": "tournament-account-hint" }, t("tournament.account_needed"))));
   let gone = false;
   ctx.api("GET", `/api/tournaments?status=${status}&limit=50`).then((page) => {
@@ -143,11 +144,12 @@ function detail(ctx, tour, reload) {
   }
   const duplicate = tour.format === "duplicate";
   const standings = h("table.leaderboard-table", { "data-testid": "standings" },
-    h("thead", {}, h("tr", {}, ["#", t("tournament.entry"), t("tournament.points"), t("tournament.played"), t("tournament.diff"),
-      duplicate ? t("tournament.field") : null].filter(Boolean).map((label) => h("th", { scope: "col" }, label)))),
+    h("thead", {}, h("tr", {}, [["#", "num"], [t("tournament.entry"), ""], [t("tournament.points"), "num"],
+      [t("tournament.played"), "num.wide"], [t("tournament.diff"), "num.wide"], duplicate ? [t("tournament.field"), "num"] : null]
+      .filter(Boolean).map(([label, cls]) => h(`th${cls ? `.${cls}` : ""}`, { scope: "col" }, label)))),
     h("tbody", {}, tour.standings.map((line) => h(`tr${mine && mine.entry === line.entry ? ".me" : ""}`, {},
       h("td.num.rank", {}, line.rank), h("td", {}, entryName(tour, line.entry, names)), h("td.num", {}, line.points),
-      h("td.num", {}, line.played), h("td.num", {}, line.diff), duplicate ? h("td.num", {}, line.field) : null))));
+      h("td.num.wide", {}, line.played), h("td.num.wide", {}, line.diff), duplicate ? h("td.num", {}, line.field) : null))));
   return h("section#tournament.history-page", { "data-testid": "tournament" },
     h("h1", {}, tour.name),
     h("p", { "data-testid": "tournament-status" }, [t(`tournament.status.${tour.status}`),
@@ -165,7 +167,7 @@ function detail(ctx, tour, reload) {
       `${x.round}.${x.index + 1} · `,
       entryName(tour, x.seats[0], names), " — ", entryName(tour, x.seats[1], names),
       x.status === "over" ? ` · ${x.totals[0]}:${x.totals[1]}` : ` · ${t(`tournament.table.${x.status}`)}`,
-      x.id ? h("a", { href: x.status === "over" ? `#/match/${x.id}` : `#/t/${x.id}` }, ` ${t("tournament.open")}`) : null))),
+      x.id ? h("a", { href: x.status === "over" ? `#/match/${x.id}` : `#/t/${x.id}` }, t("tournament.open")) : null))),
     h("h2", {}, t("tournament.entries")),
     h("ul.tournament-entries", {}, tour.entries.map((e) => h("li", {}, `${e.entry}. `,
       e.members.map((m, i) => [i ? " & " : "", m.player_id ? profileLink(m.player_id, m.name) : m.name]),
