@@ -160,9 +160,14 @@ class Director:
                              timeout_forfeits=False, rated=t.rated)
         owner = Player(f"tournament:{t.id}:{rt.round}:{rt.idx}", t.name[:MAX_NAME])
         table = self.lobby.create(owner, config)
-        if self.cluster is not None:
-            await self.cluster.own(table)
-        if not await store.made(self.db, t.id, rt.round, rt.idx, table.id, now()):
+        try:
+            if self.cluster is not None:
+                await self.cluster.own(table)
+            noted = await store.made(self.db, t.id, rt.round, rt.idx, table.id, now())
+        except BaseException:  # Redis or the database out of reach: made again next pass
+            table.post(Expire(TableStatus.WAITING))
+            raise
+        if not noted:
             table.post(Expire(TableStatus.WAITING))
             return
         table.seed = rt.seed  # a duplicate round's tables deal the same decks
