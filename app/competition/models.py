@@ -101,46 +101,39 @@ class StandingOut(BaseModel):
     field: float  # duplicate: the score against the field
 
 
-class TournamentOut(BaseModel):
+class TournamentBase(BaseModel):
+    """What a list shows of a tournament, and its page too."""
+
     id: str
     name: str
     variant: str
-    options: dict[str, FlagValue]
     format: Format
     teams: Teams
     rated: bool
     status: Status
     round: int
     rounds: int
-    round_ends_at: datetime | None
-    starts_at: datetime | None
     max_entries: int
+    starts_at: datetime | None
+    created_at: datetime
+
+
+class TournamentOut(TournamentBase):
+    options: dict[str, FlagValue]
+    round_ends_at: datetime | None
     turn_seconds: float
     round_minutes: int
     bot_level: Level
     director: str
     director_name: str
-    created_at: datetime
     finished_at: datetime | None
     entries: list[EntryOut]
     tables: list[RoundTableOut]
     standings: list[StandingOut]
 
 
-class TournamentSummary(BaseModel):
-    id: str
-    name: str
-    variant: str
-    format: Format
-    teams: Teams
-    rated: bool
-    status: Status
-    round: int
-    rounds: int
+class TournamentSummary(TournamentBase):
     entries: int
-    max_entries: int
-    starts_at: datetime | None
-    created_at: datetime
 
 
 class TournamentPage(BaseModel):
