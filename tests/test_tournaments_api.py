@@ -197,3 +197,12 @@ async def _set(url: str, tournament: str, **values: Any) -> None:
     finally:
         await db.dispose()
 
+
+
+def test_a_start_time_without_entries_ends_the_tournament(client: TestClient) -> None:
+    calls = Calls(client)
+    director = calls.account()
+    soon = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    t = calls.create(director, starts_at=soon)["id"]
+    ended = calls.until(t, lambda b: b["status"] != "upcoming", "its start time to pass")
+    assert ended["status"] == "finished" and ended["tables"] == [] and ended["round"] == 0

@@ -87,9 +87,12 @@ class Director:
         await keep_seasons(self.db, self.season_days, now())
         upcoming, running = await store.due(self.db, now())
         for tournament_id in await self._hold([*upcoming, *running]):
-            if tournament_id in upcoming:
-                await store.start(self.db, tournament_id, None)
-            await self.advance(tournament_id)
+            try:
+                if tournament_id in upcoming:
+                    await store.start(self.db, tournament_id, None)
+                await self.advance(tournament_id)
+            except TableError as exc:  # one tournament's refusal stops no other
+                log.warning("tournament %s: %s", tournament_id, exc)
 
     async def _hold(self, ids: list[str]) -> list[str]:
         """The tournaments of ``ids`` this node holds (or takes) the lease of."""

@@ -149,7 +149,8 @@ async def withdraw(db: Database, tournament_id: str, player_id: str) -> None:
 async def start(db: Database, tournament_id: str, director: str | None) -> bool:
     """Mark the tournament running (its director's call, or ``None``: its start time
     came); the director's next pass pairs its first round.  False if it was no longer
-    upcoming (started already: by its time, or another node)."""
+    upcoming (started already: by its time, or another node), or if its time came
+    without an entry (it is finished then)."""
     async with db.write() as conn:
         row = await _locked(conn, tournament_id)
         if director is not None and director != row.director:
@@ -160,11 +161,13 @@ async def start(db: Database, tournament_id: str, director: str | None) -> bool:
             raise Refused(ErrorCode.TOURNAMENT_STARTED, "it has started already")
         entries = await conn.scalar(select(func.count()).where(Entry.tournament_id
                                                                == tournament_id))
-        if not entries:
+        if not entries and director is not None:
             raise Refused(ErrorCode.TOO_FEW_ENTRIES, "a tournament starts with an entry")
+        # Its time came and nobody entered: it ends there, without a round.
+        status, at = (Status.RUNNING, None) if entries else (Status.FINISHED, func.now())
         await conn.execute(update(T).where(T.id == tournament_id)
-                           .values(status=Status.RUNNING.value))
-    return True
+                           .values(status=status.value, finished_at=at))
+    return bool(entries)
 
 
 async def due(db: Database, now: datetime) -> tuple[list[str], list[str]]:
