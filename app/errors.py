@@ -172,6 +172,9 @@ class ErrorCode(StrEnum):
         "close code 4029")
     TOO_MANY_SPECTATORS = "too_many_spectators", None, (
         "the table has as many spectators as it takes; followed by close code 4009")
+    SEATED_ONLY = "seated_only", None, (
+        "a spectator at a duplicate tournament round's table, which only its players watch; "
+        "followed by close code 4009")
     NOT_SEATED = "not_seated", None, "a spectator sent an action or a chat message"
     STALE_VERSION = "stale_version", None, "`version` is not the table's current version"
     CHAT_TOO_FAST = "chat_too_fast", None, (

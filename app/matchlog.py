@@ -59,6 +59,7 @@ class TableMeta(BaseModel):
     timeout_forfeits: bool
     spectator_chat: bool = True  # absent from rows older than the chat
     rated: bool = False  # the result changes ratings (app/db/ratings.py reads it)
+    seated_only: bool = False  # no spectator (a duplicate round's table: docs/tournaments.md)
 
 
 class Owner(BaseModel):

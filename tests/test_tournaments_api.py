@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
+from starlette.websockets import WebSocketDisconnect
 
 from app.db.session import Database
 from app.db.tournaments import Tournament
 from app.main import create_app
+from app.protocol import CloseCode
 from tests.conftest import app_settings
 from tests.test_db_support import run
 from tests.waiting import fail
@@ -149,8 +151,18 @@ def test_a_duplicate_tournament_of_bots_runs_to_its_end(client: TestClient,
               for x in done["tables"]}
     assert firsts[1] != firsts[2]  # a new deal for each round
 
-    # While its round is on, a duplicate table's decks are no one's to read.
+    # Its players alone watch a duplicate table: a spectator's socket is refused.
     table = done["tables"][0]["id"]
+    watcher = calls.guest()
+    with client.websocket_connect(f"/api/tables/{table}/ws") as ws:
+        ws.send_json({"type": "hello", "protocol": 1, "token": watcher["Authorization"][7:]})
+        answers = [ws.receive_json() for _ in range(2)]
+        assert answers[-1]["type"] == "error" and answers[-1]["code"] == "seated_only", answers
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == CloseCode.CROWDED
+
+    # While its round is on, a duplicate table's decks are no one's to read.
     run(_set(migrated_sqlite, t, status="running", round=1))
     for path in (f"/api/matches/{table}/record", f"/api/matches/{table}/replay"):
         assert client.get(path).json()["detail"]["code"] == "decks_hidden"
@@ -199,10 +211,14 @@ async def _set(url: str, tournament: str, **values: Any) -> None:
 
 
 
-def test_a_start_time_without_entries_ends_the_tournament(client: TestClient) -> None:
+def test_the_start_time_starts_a_tournament_or_ends_an_empty_one(client: TestClient) -> None:
     calls = Calls(client)
     director = calls.account()
     soon = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
     t = calls.create(director, starts_at=soon)["id"]
+    entered = calls.create(director, starts_at=soon, rounds=1)["id"]
+    calls.enter(director, entered, bot="easy")
     ended = calls.until(t, lambda b: b["status"] != "upcoming", "its start time to pass")
     assert ended["status"] == "finished" and ended["tables"] == [] and ended["round"] == 0
+    began = calls.until(entered, lambda b: b["round"] == 1, "the other to start by itself")
+    assert len(began["tables"]) == 1 and len(began["entries"]) == 2  # a filler joined

@@ -160,7 +160,8 @@ class Director:
         name = f"{t.name} · {rt.round}.{rt.idx + 1}"
         config = TableConfig(name=name[:MAX_NAME], options=Options.make(t.variant, **t.options),
                              turn_seconds=t.turn_seconds, private=False,
-                             timeout_forfeits=False, rated=t.rated)
+                             timeout_forfeits=False, rated=t.rated,
+                             seated_only=t.format == "duplicate")
         owner = Player(f"tournament:{t.id}:{rt.round}:{rt.idx}", t.name[:MAX_NAME])
         table = self.lobby.create(owner, config)
         try:
