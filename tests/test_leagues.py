@@ -5,6 +5,7 @@ caller's league and a profile's divisions through the API, on a migrated SQLite 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -105,9 +106,10 @@ def test_points_groups_and_the_season_end(db: Database) -> None:
 def test_the_callers_league_and_a_profiles_division(migrated_sqlite: str,
                                                      db: Database) -> None:
     with TestClient(create_app(app_settings(database_url=migrated_sqlite))) as client:
-        ana = client.post("/api/accounts", json={"username": "leaguer",
+        ana = client.post("/api/accounts", json={"username": f"lg{uuid.uuid4().hex[:10]}",
                                                  "password": "a-long-password"}).json()
         auth = {"Authorization": f"Bearer {ana['token']}"}
+        rival = f"rival-{uuid.uuid4().hex}"
         deadline = time.monotonic() + 10
         while (mine := client.get("/api/leagues/bulgarian", headers=auth).json())[
                 "season"] is None and time.monotonic() < deadline:
@@ -118,13 +120,13 @@ def test_the_callers_league_and_a_profiles_division(migrated_sqlite: str,
         async def play() -> None:
             async with db.write() as conn:
                 await conn.execute(insert(models.Player).values(
-                    id="rival", name="Rival", created_at=NOW))
-            await _played(db, _ended("m1", [ana["id"], "rival", "", ""], 0))
+                    id=rival, name="Rival", created_at=NOW))
+            await _played(db, _ended("m1", [ana["id"], rival, "", ""], 0))
 
         run(play())
         mine = client.get("/api/leagues/bulgarian", headers=auth).json()
         assert [(x["rank"], x["player"], x["points"]) for x in mine["group"]] == [
-            (1, ana["id"], 3), (2, "rival", 1)]
+            (1, ana["id"], 3), (2, rival, 1)]
         assert mine["zones"] == {"promotion": 0, "demotion": 0}  # two are too few to move
         assert client.get(f"/api/players/{ana['id']}").json()["divisions"] == {"bulgarian": 3}
         assert client.get("/api/leagues/nope", headers=auth).status_code == 422

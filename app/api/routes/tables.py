@@ -162,5 +162,6 @@ async def match_record(table: TableDep, db: DatabaseDep) -> dict[str, Any]:
     only once the match is over (a duplicate round's table: once the round is)."""
     if table.status != TableStatus.OVER:
         raise TableError(ErrorCode.NOT_OVER, "the record is available once the match is over")
-    await check_decks(db, table.id)
+    if table.config.seated_only:  # a duplicate round's table (docs/tournaments.md)
+        await check_decks(db, table.id)
     return table.record()
