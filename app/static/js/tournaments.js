@@ -201,7 +201,8 @@ export function renderLeague(root, ctx, rawVariant) {
     fill(page,
       h("p", { "data-testid": "league-division" }, [
         league.division ? t("league.division", { division: league.division, divisions: league.divisions }) : null,
-        league.ends_at ? t("league.ends", { at: dateText(league.ends_at) }) : null].filter(Boolean).join(" · ")),
+        league.ends_at ? `${t("league.ends", { at: dateText(league.ends_at) })} (${countdown(league.ends_at)})` : null]
+        .filter(Boolean).join(" · ")),
       h("p.muted", {}, t("league.explain")),
       size ? h("div.table-scroll", {}, h("table.leaderboard-table.league-table", { "data-testid": "league-group" },
         h("thead", {}, h("tr", {}, ["#", t("leaderboard.player"), t("tournament.points"), t("leaderboard.matches")]
@@ -210,7 +211,16 @@ export function renderLeague(root, ctx, rawVariant) {
           h("td.num.rank", {}, line.rank), h("td", {}, profileLink(line.player, line.name || line.player)),
           h("td.num", {}, line.points), h("td.num", {}, line.matches))))))
         : h("p.history-empty", {}, t("league.no_group")),
-      h("p.muted", {}, t("league.zones", { up: league.zones.promotion, down: league.zones.demotion })));
+      size ? h("p.muted", {}, t("league.zones", { up: league.zones.promotion, down: league.zones.demotion })) : null);
   }, (error) => { if (!gone) fill(page, errorBox(t, error)); });
   return () => { gone = true; };
+}
+
+/** The time left until `iso`, in the page's language: days, then hours, then minutes. */
+function countdown(iso) {
+  const left = (new Date(iso).getTime() - Date.now()) / 1000;
+  const format = new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" });
+  if (left >= 86400) return format.format(Math.floor(left / 86400), "day");
+  if (left >= 3600) return format.format(Math.floor(left / 3600), "hour");
+  return format.format(Math.max(0, Math.ceil(left / 60)), "minute");
 }
