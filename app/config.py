@@ -27,6 +27,7 @@ from .sections import (
     AnalysisSettings,
     BotSettings,
     ClusterSettings,
+    CompetitionSettings,
     RestSettings,
     ServerSettings,
     SocketSettings,
@@ -118,6 +119,9 @@ class Settings(BaseSettings):
     # visitor cannot fill that queue for everyone (the whole cluster's count).
     analyses_per_address: int = Field(default=10, ge=1)
     analysis_window: int = Field(default=3600, ge=1)
+
+    # Seasonal leagues (docs/tournaments.md, "Leagues"): a season's length in days.
+    league_season_days: float = Field(default=7, gt=0, le=366)
 
     # Turns and absences.
     default_turn_seconds: float = Field(default=30, ge=1, le=600)
@@ -228,6 +232,10 @@ class Settings(BaseSettings):
     @property
     def analysis(self) -> AnalysisSettings:
         return view(self, AnalysisSettings)
+
+    @property
+    def competition(self) -> CompetitionSettings:
+        return view(self, CompetitionSettings)
 
     @property
     def cluster(self) -> ClusterSettings:

@@ -20,6 +20,7 @@ from .analysis import Analyses
 from .auth import Tokens
 from .bots import BotRunner
 from .cluster import Cluster
+from .competition.director import Director
 from .config import Settings
 from .db.migrate import check_schema
 from .db.ratings import RatingStore
@@ -57,6 +58,7 @@ class Container:
     limiter: Limiter
     accounts: Accounts
     analyses: Analyses
+    director: Director
 
 
 @asynccontextmanager
@@ -68,11 +70,12 @@ async def started(settings: Settings, storage: Storage | None = None,
     Each service is built in turn and its close registered at once: on the way out
     (or a failed start) the closes run in the reverse order, from the exit stack.
     So the shutdown is, after Server.shutdown (app/main.py) stopped the tables:
-    the analyses, the accounts, the matchmaker, the lobby (its tables drain here under
-    a TestClient), the cluster, the lag monitor, the bot executors, the shared state,
-    and last the database.  Once all are built they start (the bots' pool, the monitor,
-    the analyses), and the tables come back: from the log when alone, by takeover of
-    the orphans in a cluster, whose other nodes hold theirs."""
+    the tournaments' director, the analyses, the accounts, the matchmaker, the lobby
+    (its tables drain here under a TestClient), the cluster, the lag monitor, the bot
+    executors, the shared state, and last the database.  Once all are built they start
+    (the bots' pool, the monitor, the analyses), and the tables come back: from the log
+    when alone, by takeover of the orphans in a cluster, whose other nodes hold theirs;
+    then the director."""
     async with AsyncExitStack() as stack:
         database = Database(settings.database_url, settings.database_timeout)
         stack.push_async_callback(dispose, database)
@@ -102,6 +105,9 @@ async def started(settings: Settings, storage: Storage | None = None,
         stack.push_async_callback(accounts.close)
         analyses = Analyses(settings.analysis, database, limiter, shared)
         stack.push_async_callback(analyses.close)
+        director = Director(database, lobby, cluster, shared, settings.cluster.lease_seconds,
+                            settings.competition.league_season_days)
+        stack.push_async_callback(director.close)
         await bots.start()
         monitor.start()
         await analyses.start()
@@ -109,8 +115,10 @@ async def started(settings: Settings, storage: Storage | None = None,
             await lobby.restore()
         else:  # the other nodes hold their tables; orphans are taken over
             await cluster.start()
+        if isinstance(storage, DatabaseStorage):  # round results come from its match ends
+            director.start()  # after the tables came back: it reads whether theirs are here
         yield Container(settings, database, storage, tokens, bots, monitor, lobby, cluster,
-                        matchmaker, limiter, accounts, analyses)
+                        matchmaker, limiter, accounts, analyses, director)
 
 
 def _node(settings: Settings, lobby: Lobby, storage: Storage, key: str,

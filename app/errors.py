@@ -127,6 +127,28 @@ class ErrorCode(StrEnum):
         "the engine's reason (`python -m engine score`)")
     SCORESHEET_OVER = "scoresheet_over", 409, (
         "the score sheet's match has a winner, or the sheet holds 100 deals")
+    DECKS_HIDDEN = "decks_hidden", 409, (
+        "the record, replay or review of a duplicate round's table before that round is "
+        "over: its decks are the other tables' next deals")
+    # ------------------------------------------------------------- tournaments
+    NO_TOURNAMENT = "no_tournament", 404, "no such tournament"
+    NOT_DIRECTOR = "not_director", 403, (
+        "a bot entry, or the start, asked for by someone other than the tournament's director")
+    TOURNAMENT_STARTED = "tournament_started", 409, (
+        "entries close, and the start is done, once the tournament has started")
+    TOURNAMENT_OVER = "tournament_over", 409, "the tournament is over"
+    TOURNAMENT_FULL = "tournament_full", 409, "the tournament has its `max_entries` entries"
+    ALREADY_ENTERED = "already_entered", 409, (
+        "the caller, or the partner named, has an entry in this tournament already")
+    NOT_ENTERED = "not_entered", 404, "the caller has no entry in this tournament"
+    TOO_FEW_ENTRIES = "too_few_entries", 409, "a tournament starts with at least one entry"
+    BAD_ENTRY = "bad_entry", 422, (
+        "an entry with both `partner` and `bot`, a partner for rotating partners, oneself as "
+        "a partner")
+    BAD_START = "bad_start", 422, "`starts_at` has no timezone, or is in the past"
+    DUPLICATE_NEEDS_SHUFFLE = "duplicate_needs_shuffle", 422, (
+        "a duplicate tournament with `reshuffle_each_deal` off: a deal cut from the last one "
+        "would depend on how the table played it")
     # ------------------------------------------------------------- the server's own state
     STORAGE_UNAVAILABLE = "storage_unavailable", 503, (
         "the database cannot be reached now; for an action, the match log cannot be "
@@ -157,6 +179,9 @@ class ErrorCode(StrEnum):
         "close code 4029")
     TOO_MANY_SPECTATORS = "too_many_spectators", None, (
         "the table has as many spectators as it takes; followed by close code 4009")
+    SEATED_ONLY = "seated_only", None, (
+        "a spectator at a duplicate tournament round's table, which only its players watch; "
+        "followed by close code 4009")
     NOT_SEATED = "not_seated", None, "a spectator sent an action or a chat message"
     STALE_VERSION = "stale_version", None, "`version` is not the table's current version"
     CHAT_TOO_FAST = "chat_too_fast", None, (

@@ -26,12 +26,14 @@ from .api.routes import (
     docs,
     guests,
     history,
+    leagues,
     ops,
     play,
     players,
     scoresheets,
     server,
     tables,
+    tournaments,
     ws,
 )
 from .cluster.routing import Routing
@@ -69,7 +71,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
         redoc_url=None,
     )
     for router in (guests.router, accounts.router, tables.router, play.router, server.router,
-                   cluster.router):
+                   cluster.router, tournaments.router, leagues.router):
         app.include_router(router, prefix="/api", responses=RATE_LIMITED)
     app.include_router(ws.router, prefix="/api")
     for router in (history.router, players.router, analysis.router,  # their own /api

@@ -61,6 +61,7 @@ class TableMeta(BaseModel):
     spectator_chat: bool = True  # absent from rows older than the chat
     rated: bool = False  # the result changes ratings (app/db/ratings.py reads it)
     bot_pace: BotPace = BotPace.NORMAL  # absent from rows older than issue #35
+    seated_only: bool = False  # no spectator (a duplicate round's table: docs/tournaments.md)
 
 
 class Owner(BaseModel):

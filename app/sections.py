@@ -127,6 +127,13 @@ class AnalysisSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class CompetitionSettings:
+    """Tournaments and leagues (app/competition/): a league season's length."""
+
+    league_season_days: float
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterSettings:
     """The nodes of a cluster (app/cluster/, app/shared/, ``GET /api/cluster``)."""
 

@@ -16,6 +16,7 @@ from sqlalchemy import pool, text
 from sqlalchemy.engine import Connection
 
 from app.config import get_settings
+from app.db import leagues, tournaments  # noqa: F401  (their tables join Base's metadata)
 from app.db.models import Base
 from app.db.session import make_engine
 from app.db.url import async_url

@@ -6,7 +6,7 @@ of a former owner by the epoch (app/db/repository.py: ``_fence``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import cast
 
 from ..shared import RedisShared
@@ -26,8 +26,12 @@ return 0
 
 
 class Leases:
-    def __init__(self, shared: RedisShared, node_id: str, seconds: float) -> None:
-        self._redis, self._key = shared.redis, shared.keys.lease
+    """Tables' leases; or, with ``key``, another family of things one node runs at a time
+    (a tournament's director: app/competition/director.py)."""
+
+    def __init__(self, shared: RedisShared, node_id: str, seconds: float,
+                 key: Callable[[str], str] | None = None) -> None:
+        self._redis, self._key = shared.redis, key or shared.keys.lease
         self.node_id = node_id
         self._ms = int(seconds * 1000)
         self._renew = self._redis.register_script(_RENEW)

@@ -17,16 +17,20 @@ from engine.scoring import DealResult
 
 from ..matchlog import LoggedAction, MatchEnd, MatchMeta, last_version
 from ..storage import StoredMatch, redo_cut_writes, replayed
+from .leagues import count_league_match
 from .match_end import MatchEndSubscriber
 from .match_log import MatchLog
 from .ratings import rate_match
 from .repository import Repository
 from .session import Database, StorageError
 from .tallies import tally_match
+from .tournaments import record_round_match
 
 # Who hears that a match ended, in this order, in the transaction that ends it
-# (docs/storage.md, "The end of a match"): ratings first, for whatever reads them.
-MATCH_END: tuple[MatchEndSubscriber, ...] = (rate_match, tally_match)
+# (docs/storage.md, "The end of a match"): ratings first, for whatever reads them; then
+# a tournament round's result and the league points (docs/tournaments.md).
+MATCH_END: tuple[MatchEndSubscriber, ...] = (rate_match, tally_match, record_round_match,
+                                             count_league_match)
 
 
 class DatabaseStorage:

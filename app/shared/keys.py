@@ -66,12 +66,15 @@ QUEUE_LINE = Name("queue_line", "queue:waiting:{line}", "sorted set",
 QUEUE_ARRIVALS = Name("queue_arrivals", "queue:arrivals", "counter",
                       "app/matchmaking/redis_store.py",
                       "the queue's order (the nodes' clocks may differ)")
+DIRECTOR = Name("director", "director:{tournament_id}", "string, expires",
+                "app/competition/director.py",
+                "the id of the node that directs the tournament, renewed by it")
 ANALYSIS = Name("analysis", "analysis", "saq's queue", "app/analysis/queues.py",
                 "the analysis jobs, one per match, and saq's upkeep",
                 stored="saq:{prefix}analysis:…, saq:job:{prefix}analysis:{match_id}")
 
 NAMES = (LEASE, NODES, NODE, LOBBY, STARTED, TURN, PARKED, RELEASED, NEWS, SESSION, LIMITS,
-         QUEUE_ENTRY, QUEUE_LINE, QUEUE_ARRIVALS, ANALYSIS)
+         QUEUE_ENTRY, QUEUE_LINE, QUEUE_ARRIVALS, DIRECTOR, ANALYSIS)
 
 
 class Keys:
@@ -130,6 +133,9 @@ class Keys:
     @property
     def queue_arrivals(self) -> str:
         return self._name(QUEUE_ARRIVALS)
+
+    def director(self, tournament_id: str) -> str:
+        return self._name(DIRECTOR, tournament_id=tournament_id)
 
     @property
     def analysis(self) -> str:

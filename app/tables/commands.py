@@ -49,6 +49,9 @@ class RemoveBot:
 @dataclass(frozen=True, slots=True)
 class StartMatch:
     player: Player
+    # A table the server runs (a tournament's round, app/competition/): it may start with
+    # bots alone, since its result counts.  Never set from a request.
+    house: bool = False
 
 
 @dataclass(frozen=True, slots=True)

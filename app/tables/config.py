@@ -30,19 +30,22 @@ class TableConfig:
     spectator_chat: bool = True  # spectators read the players' chat (app/tables/chat.py)
     rated: bool = False  # accounts only; the result changes ratings (docs/ratings.md)
     bot_pace: BotPace = BotPace.NORMAL  # the creator's choice: how long bots wait to move
+    # Its players alone watch it: a duplicate round's table, whose deals the round's other
+    # tables play too (docs/tournaments.md, "No deck learned early").
+    seated_only: bool = False
 
     def meta(self) -> TableMeta:
         """The settings as the match log keeps them, for a restart."""
         return TableMeta(name=self.name, turn_seconds=self.turn_seconds, private=self.private,
                          timeout_forfeits=self.timeout_forfeits,
                          spectator_chat=self.spectator_chat, rated=self.rated,
-                         bot_pace=self.bot_pace)
+                         bot_pace=self.bot_pace, seated_only=self.seated_only)
 
     @classmethod
     def of(cls, meta: TableMeta, options: Options) -> TableConfig:
         """The settings a logged (or parked) table had."""
         return cls(meta.name, options, meta.turn_seconds, meta.private, meta.timeout_forfeits,
-                   meta.spectator_chat, meta.rated, meta.bot_pace)
+                   meta.spectator_chat, meta.rated, meta.bot_pace, meta.seated_only)
 
 
 class Ratings(Protocol):

@@ -24,6 +24,8 @@ async def attach(table: TableContext, command: Attach) -> None:
     client = command.client
     seat = next((i for i, s in enumerate(table.seats) if s.holds(client.player)), None)
     watching = table.audience.spectators_besides(client.player.id)
+    if seat is None and table.config.seated_only:
+        raise TableError(ErrorCode.SEATED_ONLY, "only this table's players may watch it")
     if seat is None and watching >= table.services.settings.max_spectators:
         raise TableError(ErrorCode.TOO_MANY_SPECTATORS, "this table has enough spectators")
     table.audience.join(client)

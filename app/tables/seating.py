@@ -74,7 +74,7 @@ async def start_match(table: TableContext, command: StartMatch) -> TablePublic:
     check_manager(table, command.player)
     if any(s.kind == SeatKind.EMPTY for s in table.seats):
         raise TableError(ErrorCode.SEATS_EMPTY, "every seat needs a player or a bot")
-    if not any(s.kind == SeatKind.HUMAN for s in table.seats):
+    if not command.house and not any(s.kind == SeatKind.HUMAN for s in table.seats):
         raise TableError(ErrorCode.NO_HUMANS, "a match needs at least one human")
     return await table.start()
 

@@ -16,11 +16,12 @@ from ...analysis import (
     SlotsFull,
     TooManyForYou,
 )
+from ...competition.store import check_decks
 from ...db.analyses import AnalysisRow
 from ...errors import ErrorCode
 from ...shared import UNREACHABLE
 from ...storage import StorageUnavailable
-from ..deps import AddressDep, AnalysesDep, ViewerDep
+from ..deps import AddressDep, AnalysesDep, DatabaseDep, ViewerDep
 from ..errors import ApiError, error_responses
 
 
@@ -54,10 +55,12 @@ RETRY_AFTER = "60"  # seconds: about what a review takes
 @router.post("/matches/{match_id}/analysis", status_code=status.HTTP_202_ACCEPTED,
              response_model_exclude_none=True)
 async def ask_analysis(analyses: AnalysesDep, match_id: str, address: AddressDep,
-                       viewer: ViewerDep) -> AnalysisStatus:
+                       viewer: ViewerDep, db: DatabaseDep) -> AnalysisStatus:
     """Ask for the match's review; asking again answers the same job's status.  With a
-    token, its player's share of the queue counts too (docs/analysis.md)."""
+    token, its player's share of the queue counts too (docs/analysis.md).  A duplicate
+    round's table waits for the round's end (its decks are the other tables' deals)."""
     try:
+        await check_decks(db, match_id)
         row = await analyses.request(match_id, address, viewer.id if viewer else None)
     except MatchNotFound:
         raise ApiError(ErrorCode.MATCH_NOT_FOUND, f"no match {match_id!r}") from None

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.variants import VARIANTS
 
+from ...competition.store import check_shown
 from ...db import queries
 from ...db.match_log import MatchLog
 from ...db.schemas import MatchDetail, MatchPage, PlayerStats
@@ -95,6 +96,7 @@ async def get_replay(session: SessionDep, match_id: str) -> MatchReplay:
 
 
 async def _log(session: AsyncSession, match_id: str) -> MatchLog:
+    await check_shown(session, match_id)  # a duplicate round's decks wait for its end
     log = await queries.get_log(session, match_id)
     if log is None:
         raise ApiError(ErrorCode.MATCH_NOT_FOUND, f"no match {match_id!r}")

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from engine.variants import DEFAULT_VARIANT, Variant
 
+from ...competition.seasons import divisions
 from ...db import players
 from ...db.schemas import MatchSummary, PlayerStats
 from ...errors import ErrorCode
@@ -67,6 +68,10 @@ class PlayerProfile(BaseModel):
         description="By variant and bot level: matches with such a bot as partner "
         "(`with`) or opponent (`against`), and those won.")
     matches: list[MatchSummary] = Field(description="The last 20, newest first.")
+    divisions: dict[str, int] = Field(
+        default_factory=dict, description="By variant: the league division of the current "
+        "season, 1 the top (docs/tournaments.md, \"Leagues\"); absent before a first "
+        "rated match of the season.")
 
 
 @router.get("/leaderboard")
@@ -101,4 +106,5 @@ async def player_profile(session: SessionDep, viewer: ViewerDep,
         raise ApiError(ErrorCode.PLAYER_NOT_FOUND,
                        f"no player {player_id!r}")
     return PlayerProfile.model_validate(
-        {f.name: getattr(found, f.name) for f in dataclasses.fields(found)})
+        {f.name: getattr(found, f.name) for f in dataclasses.fields(found)}
+        | {"divisions": await divisions(session, player_id)})

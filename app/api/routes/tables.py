@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response, status
 
 from engine import Options
 
+from ...competition.store import check_decks
 from ...errors import ErrorCode
 from ...models import BotCreate, TableCreate, TablePage, TablePublic
 from ...tables import (
@@ -25,6 +26,7 @@ from ..deps import (
     AddressDep,
     CallerDep,
     ClusterDep,
+    DatabaseDep,
     LobbyDep,
     PlayerDep,
     SeatPath,
@@ -156,9 +158,11 @@ async def rematch(table: TableDep, player: PlayerDep) -> TablePublic:
 
 
 @router.get("/{table_id}/record")
-async def match_record(table: TableDep) -> dict[str, Any]:
+async def match_record(table: TableDep, db: DatabaseDep) -> dict[str, Any]:
     """The finished match as ``belote-record/1`` (RECORD.md); it shows every deck, so
-    only once the match is over."""
+    only once the match is over (a duplicate round's table: once the round is)."""
     if table.status != TableStatus.OVER:
         raise TableError(ErrorCode.NOT_OVER, "the record is available once the match is over")
+    if table.config.seated_only:  # a duplicate round's table (docs/tournaments.md)
+        await check_decks(db, table.id)
     return table.record()

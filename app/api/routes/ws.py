@@ -142,7 +142,7 @@ def _hold(quota: Quota, key: str, held: list[tuple[Quota, str]]) -> bool:
 def _close_code(refusal: TableError) -> CloseCode:
     """The close code for a socket the table refused: 1012 tells a client to come back."""
     codes = {ErrorCode.TOO_MANY_SPECTATORS: CloseCode.CROWDED,
-             ErrorCode.SHUTTING_DOWN: CloseCode.RESTART}
+             ErrorCode.SEATED_ONLY: CloseCode.CROWDED, ErrorCode.SHUTTING_DOWN: CloseCode.RESTART}
     return codes.get(refusal.code, CloseCode.NO_TABLE)
 
 

@@ -56,6 +56,8 @@ function header() {
   document.querySelector("[data-testid=nav-lobby]").textContent = t("nav.lobby");
   document.querySelector("[data-testid=nav-history]").textContent = t("nav.history");
   document.querySelector("[data-testid=nav-rules]").textContent = t("help.rules");
+  document.querySelector("[data-testid=nav-tournaments]").textContent = t("tournament.nav");
+  document.querySelector("[data-testid=nav-league]").textContent = t("league.nav");
   const board = document.querySelector("[data-testid=nav-leaderboard]");
   board.textContent = t("leaderboard.nav");
   board.title = t("leaderboard.nav");
@@ -83,16 +85,20 @@ function header() {
 /** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
-    : kind === "scores" ? "./scoresheet.js" : "./history.js");
+    : kind === "scores" ? "./scoresheet.js"
+    : kind === "tournaments" || kind === "league" ? "./tournaments.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
-    leaderboard: module.renderLeaderboard, players: module.renderProfile, scores: module.renderScores }[kind];
+    leaderboard: module.renderLeaderboard, players: module.renderProfile, scores: module.renderScores,
+    league: module.renderLeague,
+    tournaments: /^(upcoming|running|finished)?$/.test(id) ? module.renderTournaments : module.renderTournament }[kind];
   return render(app, ctx, id);
 }
 
 // A profile is nobody's section: it is reached from the board, a table, a match.
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
-  scores: "nav-history", leaderboard: "nav-leaderboard", players: null };
+  scores: "nav-history", leaderboard: "nav-leaderboard", players: null, tournaments: "nav-tournaments",
+  league: "nav-league" };
 
 async function route() {
   const token = ++routeToken;
@@ -100,7 +106,7 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players|scores)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(tournaments|t|history|match|replay|rules|login|signup|leaderboard|players|scores|league)?\/?([^/]*)/) || [];
   const section = kind in SECTIONS ? SECTIONS[kind] : kind === "login" || kind === "signup" ? null : "nav-lobby";
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
@@ -125,7 +131,7 @@ async function route() {
       cleanup = renderRules(app, ctx, id);
     } else if (kind === "login" || kind === "signup") {
       cleanup = renderAccount(app, ctx, kind);
-    } else if (kind === "history" || kind === "leaderboard" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
+    } else if (kind === "history" || kind === "leaderboard" || kind === "tournaments" || kind === "league" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
       const done = (await lazyPage(kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
     } else {

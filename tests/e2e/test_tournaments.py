@@ -1,0 +1,65 @@
+"""Tournaments and the league in the browser (docs/tournaments.md): a director makes a
+tournament with the form (its schedule previewed), joins it, adds a bot entry, starts it,
+sees every entry in the live standings and is seated at their table by "Go to your
+table"; the pages fit a phone, and the league page shows the caller's division."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+
+import httpx2
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import OpenPage
+from tests.e2e.harness import PHONE
+
+pytestmark = pytest.mark.e2e
+
+
+def _account(rest: httpx2.Client) -> dict[str, str]:
+    name = f"cup{uuid.uuid4().hex[:8]}"
+    made = rest.post("/api/accounts", json={"username": name, "password": "a-long-password"})
+    assert made.status_code == 201, made.text
+    body: dict[str, str] = made.json()
+    return body | {"name": name}
+
+
+def _signed_in(page: Page, me: dict[str, str]) -> Page:
+    stored = {"id": me["id"], "name": me["name"], "token": me["token"], "account": True}
+    page.add_init_script(f"localStorage.setItem('belote.guest', {json.dumps(json.dumps(stored))});")
+    return page
+
+
+def test_a_director_runs_a_tournament_from_the_pages(page: Page, rest: httpx2.Client) -> None:
+    _signed_in(page, _account(rest))
+    page.goto("/#/tournaments")
+    form = page.locator("[data-testid=tournament-form]")
+    page.locator("[data-testid=new-name]").fill("Browser Cup")
+    page.locator("[data-testid=new-format]").select_option("duplicate")
+    page.locator("input[name=rounds]").fill("4")
+    expect(page.locator("[data-testid=schedule-preview]")).to_contain_text("4 rounds")
+    form.locator("[data-testid=create-tournament]").click()
+    expect(page.locator("[data-testid=tournament] h1")).to_have_text("Browser Cup")
+    page.locator("[data-testid=join]").click()
+    expect(page.locator("[data-testid=withdraw]")).to_be_visible()
+    page.locator("[data-testid=add-bot]").click()
+    expect(page.locator("[data-testid=standings] tbody tr")).to_have_count(2)
+    page.locator("[data-testid=start-tournament]").click()
+    expect(page.locator("[data-testid=tournament-status]")).to_contain_text("Round 1 of 4")
+    expect(page.locator("[data-testid=round-table]")).to_have_count(1)
+    page.locator("[data-testid=next-table]").click()
+    expect(page).to_have_url(re.compile(r"#/t/"))
+    expect(page.locator("#table")).to_be_visible()
+
+
+def test_the_pages_fit_a_phone(open_page: OpenPage, rest: httpx2.Client) -> None:
+    page = _signed_in(open_page(PHONE), _account(rest))
+    for hash_ in ("#/tournaments", "#/league"):
+        page.goto(f"/{hash_}")
+        expect(page.locator("h1")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    expect(page.locator("[data-testid=league-division]")).to_contain_text("Division 3 of 5")
+    expect(page.locator("[data-testid=nav-tournaments]")).to_be_visible()

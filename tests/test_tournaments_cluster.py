@@ -1,0 +1,75 @@
+"""A duplicate tournament of bots in a cluster of two nodes (docs/tournaments.md, "A
+director per tournament"): one node directs it by its lease; that node is killed during a
+round, and the other takes the tournament over (and the killed node's tables), so that it
+runs to its end, each round with one table per pair of entries, the same decks at the
+tables of a round, every entry ranked.  Its director's key has a registered name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from redis.asyncio import Redis
+
+from tests.cluster_nodes import Cluster, cluster_of
+from tests.test_cluster import GUARD, call
+from tests.test_shared_keys import check_written
+from tests.waiting import eventually, within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
+
+ROUNDS = 2
+
+
+async def directed(cluster: Cluster) -> None:
+    a, b = cluster["A"], cluster["B"]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        director = await call(http, "POST", a, "/api/accounts", expect=201,
+                              body={"username": "director", "password": "a-long-password"})
+        t = (await call(http, "POST", a, "/api/tournaments", director, expect=201, body={
+            "name": "Cluster Cup", "format": "duplicate", "rounds": ROUNDS,
+            "bot_level": "easy", "options": {"target_score": 40}}))["id"]
+        for _ in range(4):
+            await call(http, "POST", a, f"/api/tournaments/{t}/entries", director,
+                       {"bot": "easy"}, expect=201)
+        await call(http, "POST", b, f"/api/tournaments/{t}/start", director)
+        async with Redis.from_url(cluster.redis_url, decode_responses=True) as redis:
+            held: dict[str, Any] = {}
+
+            async def leased() -> bool:
+                held["node"] = await redis.get(f"{cluster.prefix}director:{t}")
+                return held["node"] is not None
+
+            await eventually(leased, 10, "a node to direct the tournament")
+        first = cluster[held["node"]]
+        other = b if first is a else a
+        state: dict[str, Any] = {}
+
+        async def playing() -> bool:
+            state.update(await call(http, "GET", other, f"/api/tournaments/{t}"))
+            return any(x["status"] == "playing" for x in state["tables"])
+
+        await eventually(playing, 20, "round 1's tables to play")
+        first.kill()
+
+        async def finished() -> bool:
+            state.update(await call(http, "GET", other, f"/api/tournaments/{t}"))
+            return bool(state["status"] == "finished")
+
+        await eventually(finished, GUARD - 20,
+                         lambda: f"the other node to finish the tournament: {state}")
+        assert sorted(line["entry"] for line in state["standings"]) == [1, 2, 3, 4]
+        for round_ in range(1, ROUNDS + 1):
+            tables = [x for x in state["tables"] if x["round"] == round_]
+            assert len(tables) == 2 and all(x["status"] == "over" for x in tables), tables
+            records = [await call(http, "GET", other, f"/api/matches/{x['id']}/record")
+                       for x in tables]
+            assert records[0]["deals"][0]["deck"] == records[1]["deals"][0]["deck"]
+    await check_written(cluster.redis_url, cluster.prefix)
+
+
+def test_another_node_takes_a_tournament_over(tmp_path: Path) -> None:
+    with cluster_of(tmp_path, "AB", env={"LOG_LEVEL": "warning"}) as cluster:
+        cluster.run(within(directed(cluster), GUARD, "the test"))
