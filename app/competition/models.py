@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from ai import Level
-from engine.variants import Variant
+from engine.variants import DEFAULT_VARIANT, Variant
 
 from ..models import FlagValue, Name
 
@@ -36,7 +36,7 @@ MAX_ROUNDS, MAX_ENTRIES = 15, 256
 class TournamentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Name
-    variant: Variant = Variant.BULGARIAN
+    variant: Variant = DEFAULT_VARIANT
     options: dict[Annotated[str, Field(max_length=64)], FlagValue] = Field(
         default_factory=dict, max_length=32,
         description="House-rule flags of RULES.md §9, as a table takes them.")
