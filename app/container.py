@@ -20,6 +20,7 @@ from .analysis import Analyses
 from .auth import Tokens
 from .bots import BotRunner
 from .cluster import Cluster
+from .community import Community, make_community
 from .config import Settings
 from .db.migrate import check_schema
 from .db.ratings import RatingStore
@@ -57,6 +58,7 @@ class Container:
     limiter: Limiter
     accounts: Accounts
     analyses: Analyses
+    community: Community
 
 
 @asynccontextmanager
@@ -102,6 +104,8 @@ async def started(settings: Settings, storage: Storage | None = None,
         stack.push_async_callback(accounts.close)
         analyses = Analyses(settings.analysis, database, limiter, shared)
         stack.push_async_callback(analyses.close)
+        community = make_community(database, shared, lobby, cluster)
+        stack.push_async_callback(community.notices.close)
         await bots.start()
         monitor.start()
         await analyses.start()
@@ -110,7 +114,7 @@ async def started(settings: Settings, storage: Storage | None = None,
         else:  # the other nodes hold their tables; orphans are taken over
             await cluster.start()
         yield Container(settings, database, storage, tokens, bots, monitor, lobby, cluster,
-                        matchmaker, limiter, accounts, analyses)
+                        matchmaker, limiter, accounts, analyses, community)
 
 
 def _node(settings: Settings, lobby: Lobby, storage: Storage, key: str,

@@ -182,6 +182,15 @@ class Lobby:
         return [(int(t.created_at * 1000), self._table_json(t).decode())
                 for t in self.tables.values() if _listed(t)]
 
+    def live(self) -> list[tuple[int, str, list[str]]]:
+        """The public matches in progress, newest first: (created, epoch milliseconds;
+        the table's JSON; the ids of its seated players), for the Watch list."""
+        playing = [t for t in self.tables.values()
+                   if t.status == TableStatus.PLAYING and not t.config.private]
+        playing.sort(key=lambda t: t.created_at, reverse=True)
+        return [(int(t.created_at * 1000), self._table_json(t).decode(),
+                 [s.player.id for s in t.seats if s.player is not None]) for t in playing]
+
     def get(self, table_id: str) -> Table:
         if self.stopping:
             raise shutting_down()

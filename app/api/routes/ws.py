@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
@@ -21,10 +22,12 @@ from ...protocol import (
     PROTOCOL_VERSION,
     ActionRequest,
     ChatRequest,
+    ClientMessage,
     CloseCode,
     Error,
     Hello,
     Ping,
+    Pong,
     ProtocolError,
     Resume,
     ServerPing,
@@ -108,7 +111,7 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
         connection = Connection(settings)
         writer = asyncio.create_task(_write(websocket, client))
         tasks = [writer, asyncio.create_task(_heartbeat(client, connection))]
-        closing = await _read(websocket, client, connection, table)
+        closing = await _read(websocket, client, connection, _to_table(table, client))
         if closing is not None:
             client.close(closing.code, closing.reason)
             with contextlib.suppress(TimeoutError):
@@ -195,10 +198,10 @@ async def _hello(websocket: WebSocket, settings: SocketSettings,
     return None
 
 
-async def _read(
-    websocket: WebSocket, client: Client, connection: Connection, table: Table
-) -> Close | None:
-    """Frames to commands until the peer leaves (None) or must be closed (the Close)."""
+async def _read(websocket: WebSocket, client: Client, connection: Connection,
+                on_request: Callable[[ClientMessage], None]) -> Close | None:
+    """Frames to requests until the peer leaves (None) or must be closed (the Close):
+    pings answered here, a second hello refused, the others handed to ``on_request``."""
     settings = connection.settings
     while True:
         message = await websocket.receive()
@@ -217,18 +220,27 @@ async def _read(
         except ProtocolError as exc:
             client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
             continue
+        if isinstance(request, Ping):
+            client.send(ServerPong(id=request.id, time=_now_ms()).model_dump_json())
+        elif isinstance(request, Hello):
+            client.send(Error(code=ErrorCode.BAD_MESSAGE,
+                              message="already said hello").model_dump_json())
+        elif not isinstance(request, Pong):  # a Pong only refreshes last_seen
+            on_request(request)
+
+
+def _to_table(table: Table, client: Client) -> Callable[[ClientMessage], None]:
+    """A table socket's requests, as commands to its table."""
+
+    def post(request: ClientMessage) -> None:
         if isinstance(request, ActionRequest):
             table.post(PlayAction(client, request.id, request.version, request.action))
-        elif isinstance(request, Ping):
-            client.send(ServerPong(id=request.id, time=_now_ms()).model_dump_json())
         elif isinstance(request, Resume):
             table.post(TakeBack(client))
         elif isinstance(request, ChatRequest):
             table.post(Say(client, request.text, request.phrase))
-        elif isinstance(request, Hello):
-            client.send(Error(code=ErrorCode.BAD_MESSAGE,
-                              message="already said hello").model_dump_json())
-        # a Pong only refreshes last_seen
+
+    return post
 
 
 async def _write(websocket: WebSocket, client: Client) -> None:
