@@ -18,6 +18,7 @@ from app.storage import MemoryStorage
 from tests.conftest import Rest, app_settings
 from tests.test_accounts import Account, auth, limits, refused, sign_up
 from tests.test_app_ws import until
+from tests.test_rating_integrity import admin
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
@@ -187,3 +188,17 @@ def test_a_started_public_table_is_in_the_live_list(client: TestClient) -> None:
     assert [t["id"] for t in first["tables"]] == [friends_table, newest]
     assert watched(client, ana["token"], limit=2, cursor=first["next_cursor"]) == [older]
     assert friends(client, ana)["friends"][0]["table"] == friends_table
+
+
+@pytest.mark.processes
+def test_an_operator_reads_the_reports(client: TestClient, db_url: str) -> None:
+    ana, bob = sign_up(client, "ana"), sign_up(client, "bob")
+    for text in ("first", "rude\tin\nchat"):
+        client.post("/api/reports", json={"player": bob["id"], "match": "T1",
+                                          "reason": "abuse", "text": text},
+                    headers=auth(ana["token"]))
+    header, *rows = admin(db_url, "reports", "--limit", "5")
+    assert header == ["id", "at", "reporter", "player", "match", "reason", "text"]
+    assert [(row[2], row[3], row[4], row[5], row[6]) for row in rows] == [
+        (ana["id"], bob["id"], "T1", "abuse", "rude in chat"),
+        (ana["id"], bob["id"], "T1", "abuse", "first")]
