@@ -97,15 +97,16 @@ async def started(settings: Settings, storage: Storage | None = None,
         # leases go once they stopped.  Server.shutdown stopped them already; not so under
         # a TestClient.
         stack.push_async_callback(lobby.stop, drain_time(settings.shutdown_timeout))
-        matchmaker = Matchmaker.of(lobby, cluster, shared, settings.tables, clock or LoopClock())
+        community = make_community(database, shared, lobby, cluster)
+        stack.push_async_callback(community.notices.close)
+        matchmaker = Matchmaker.of(lobby, cluster, shared, settings.tables, clock or LoopClock(),
+                                   community)
         stack.push_async_callback(matchmaker.close)
         limiter = Limiter(shared.limits)
         accounts = await make_accounts(settings.accounts, database, tokens, limiter, shared)
         stack.push_async_callback(accounts.close)
         analyses = Analyses(settings.analysis, database, limiter, shared)
         stack.push_async_callback(analyses.close)
-        community = make_community(database, shared, lobby, cluster)
-        stack.push_async_callback(community.notices.close)
         await bots.start()
         monitor.start()
         await analyses.start()

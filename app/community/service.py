@@ -4,6 +4,7 @@ Each refusal is a :class:`CommunityError` with its code (app/errors.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..accounts.service import Caller
@@ -11,7 +12,7 @@ from ..auth import Player
 from ..db import social
 from ..db.session import Database
 from ..errors import ErrorCode
-from ..events import FriendRequestNotice, InvitationNotice, Someone
+from ..events import FriendRequestNotice, InvitationNotice, QueueSeatedNotice, Someone
 from ..tables import Table, TableError
 from ..vocabulary import TableStatus
 from .notices import Notices
@@ -108,6 +109,20 @@ class Community:
         await self.notices.tell(player_id, InvitationNotice(
             player=Someone(id=player.id, name=player.name), table=table.id,
             variant=info.variant))
+
+    async def check_partner(self, player: Player, partner: str) -> None:
+        """A queue partner: another player, neither blocking the other."""
+        if partner == player.id:
+            raise CommunityError(ErrorCode.YOURSELF, "you cannot be your own partner")
+        await self._not_blocked(player.id, partner)
+
+    # What the queue asks (app/matchmaking/matchmaker.py, Neighbours).
+
+    async def apart(self, player_ids: Collection[str]) -> set[frozenset[str]]:
+        return await social.blocking_pairs(self._db, player_ids)
+
+    async def seated(self, player_id: str, table_id: str) -> None:
+        await self.notices.tell(player_id, QueueSeatedNotice(table=table_id))
 
     async def _other(self, me: Player, player_id: str, account: bool) -> None:
         """Another known player (an account, if ``account``)."""
