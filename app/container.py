@@ -24,8 +24,9 @@ from .community import Community, make_community
 from .config import Settings
 from .db.migrate import check_schema
 from .db.ratings import RatingStore
+from .db.reputation import count_reputation
 from .db.session import Database
-from .db.storage import DatabaseStorage
+from .db.storage import MATCH_END, DatabaseStorage
 from .limiter import Limiter
 from .matchmaking import Matchmaker
 from .monitor import LagMonitor
@@ -88,7 +89,8 @@ async def started(settings: Settings, storage: Storage | None = None,
         stack.push_async_callback(monitor.stop)
         key = await asyncio.to_thread(settings.token_key)  # may create the file
         tokens = Tokens(key, settings.token_max_age)
-        storage = storage or DatabaseStorage(database, fencing=settings.redis_url is not None)
+        storage = storage or DatabaseStorage(database, fencing=settings.redis_url is not None,
+                                             subscribers=(*MATCH_END, count_reputation))
         lobby = Lobby(settings.tables, bots, storage, clock, RatingStore(database))
         cluster = _node(settings, lobby, storage, key, shared)
         if cluster is not None:

@@ -157,7 +157,7 @@ def schema() -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ notices
-# What a player's own channel (``GET /api/me/ws``, docs/protocol.md §8) carries: one
+# What a player's own channel (``GET /api/me/ws``, docs/protocol.md §10) carries: one
 # ``{"type": "notice", "kind": ...}`` message per notice, told on whichever node the
 # player's socket is (app/community/notices.py).
 

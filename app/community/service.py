@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from ..accounts.service import Caller
 from ..auth import Player
 from ..db import social
+from ..db.reputation import reputations
 from ..db.session import Database
 from ..errors import ErrorCode
 from ..events import FriendRequestNotice, InvitationNotice, QueueSeatedNotice, Someone
+from ..reputation import RATED_FLOOR, Reputation
 from ..tables import Table, TableError
 from ..vocabulary import TableStatus
 from .notices import Notices
@@ -115,6 +117,19 @@ class Community:
         if partner == player.id:
             raise CommunityError(ErrorCode.YOURSELF, "you cannot be your own partner")
         await self._not_blocked(player.id, partner)
+
+    async def reputation(self, player_id: str) -> Reputation:
+        return (await reputations(self._db, [player_id]))[player_id]
+
+    async def rated_reputation(self, player: Player) -> int:
+        """The player's reputation, if the rated queue takes it: ``reputation_too_low``
+        below :data:`~app.reputation.RATED_FLOOR`."""
+        value = (await self.reputation(player.id)).value
+        if value < RATED_FLOOR:
+            raise CommunityError(ErrorCode.REPUTATION_TOO_LOW,
+                                 f"your reputation ({value}) is below {RATED_FLOOR}: finish "
+                                 "some unrated matches first")
+        return value
 
     # What the queue asks (app/matchmaking/matchmaker.py, Neighbours).
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from engine.variants import VARIANTS
 
 from ..auth import Player
+from ..reputation import BAND
 
 ALIVE = 15.0  # seconds a waiting player stays in the queue without asking how it stands
 FORMING_TTL = 30.0  # seconds a popped entry may wait for its table (its node may die)
@@ -39,6 +40,7 @@ class Entry(BaseModel):
     message: str | None = None
     partner: str | None = None  # seated opposite this player (same team), once it waits too
     seat: int | None = None  # forming: the seat its group gives it
+    reputation: int = 100  # rated: seated with players of a reputation within BAND
 
     @property
     def player(self) -> Player:
@@ -64,15 +66,16 @@ def groups(ready: list[Entry], now: float, apart: Apart = ()) -> list[list[Entry
     """The groups ``ready`` (in order of arrival) makes.  Players come in units: one
     alone, or two who name each other ``partner`` (once both wait, at the place of the
     first to come; one whose partner is not waiting waits).  Each unit, in order, joins
-    the first group forming that has room for it and none of ``apart`` with it, else
-    starts one; a group is made once four, or once its first player has waited its time
-    (bots fill the rest).  Each group is listed seat by seat (:func:`seats`)."""
+    the first group forming that has room for it and none of ``apart`` with it (rated:
+    each player's reputation within BAND of its first's), else starts one; a group is
+    made once four, or once its first player has waited its time (bots fill the rest).
+    Each group is listed seat by seat (:func:`seated`)."""
     forming: list[list[list[Entry]]] = []  # groups, each a list of units
     for unit in _units(ready):
         ids = {e.player_id for e in unit}
         for group in forming:
             taken = {e.player_id for u in group for e in u}
-            if len(taken) + len(unit) <= GROUP and not any(
+            if len(taken) + len(unit) <= GROUP and _alike(group[0][0], unit) and not any(
                     pair <= taken | ids and pair & ids and pair & taken for pair in apart):
                 group.append(unit)
                 break
@@ -84,6 +87,12 @@ def groups(ready: list[Entry], now: float, apart: Apart = ()) -> list[list[Entry
         if len(members) == GROUP or group[0][0].deadline <= now:
             made.append(seated(group))
     return made
+
+
+def _alike(first: Entry, unit: list[Entry]) -> bool:
+    """Whether ``unit`` may join the group ``first`` opened: at a rated table, players
+    whose reputations are within :data:`~app.reputation.BAND` of the first's."""
+    return not first.rated or all(abs(e.reputation - first.reputation) <= BAND for e in unit)
 
 
 def _units(ready: list[Entry]) -> list[list[Entry]]:

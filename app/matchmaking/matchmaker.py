@@ -86,7 +86,7 @@ class Matchmaker:
 
     async def join(self, player: Player, variant: str, wait: float,
                    address: str | None, rated: bool = False,
-                   partner: str | None = None) -> Entry:
+                   partner: str | None = None, reputation: int = 100) -> Entry:
         """Queue the player for ``variant`` (``rated``: with rated players only); bots
         fill the seats ``wait`` seconds on.  With a ``partner`` who names the player too,
         both sit at one table as a team; until the partner waits, the player waits."""
@@ -99,7 +99,7 @@ class Matchmaker:
         entry = await self.queue.join(Entry(player_id=player.id, name=player.name,
                                             address=address, variant=variant, rated=rated,
                                             since=now, deadline=now + wait, seen=now,
-                                            partner=partner))
+                                            partner=partner, reputation=reputation))
         if entry.status == "waiting":
             await self.form(entry.line)
             entry = await self.queue.touch(player.id, now) or entry

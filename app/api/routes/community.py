@@ -1,4 +1,4 @@
-"""Friends, blocks, reports and invitations (issue #32; docs/protocol.md, section 8).
+"""Friends, blocks, reports and invitations (issue #32; docs/protocol.md, section 10).
 Each route reads its body and hands it to app/community/service.py."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The personal channel, ``GET /api/me/ws``: a socket on any node that carries the
-player's notices (docs/protocol.md, section 8).  The handshake is a table socket's (the
+player's notices (docs/protocol.md, section 10).  The handshake is a table socket's (the
 same ``hello``, the same socket counts), then the server writes notices and pings; the
 client sends only pings and pongs."""
 

@@ -92,7 +92,10 @@ def check_rated(rated: bool, caller: Caller) -> None:
                          "up or log in")
 
 
-@router.post("/queue", response_model_exclude_none=True, responses=RATED_ERRORS)
+@router.post("/queue", response_model_exclude_none=True, responses=error_responses({
+    403: "A rated match for a guest (`account_required`) or a player of too low a "
+         "reputation (`reputation_too_low`), or a partner of whom one blocks the other "
+         "(`player_blocked`)"}))
 async def join_queue(body: QueueJoin, caller: CallerDep, matchmaker: MatchmakerDep,
                      community: CommunityDep, address: AddressDep) -> QueueStatus:
     """Wait for other people who want a game of ``variant``: four of them are seated
@@ -104,8 +107,9 @@ async def join_queue(body: QueueJoin, caller: CallerDep, matchmaker: MatchmakerD
     check_rated(body.rated, caller)
     if body.partner is not None:
         await community.check_partner(caller.player, body.partner)
+    reputation = await community.rated_reputation(caller.player) if body.rated else 100
     entry = await matchmaker.join(caller.player, body.variant, body.wait_seconds, address,
-                                  body.rated, body.partner)
+                                  body.rated, body.partner, reputation)
     return await _status(matchmaker, entry)
 
 
