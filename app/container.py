@@ -26,6 +26,7 @@ from .db.migrate import check_schema
 from .db.ratings import RatingStore
 from .db.reputation import count_reputation
 from .db.session import Database
+from .db.social import BlockBook
 from .db.storage import MATCH_END, DatabaseStorage
 from .limiter import Limiter
 from .matchmaking import Matchmaker
@@ -91,7 +92,8 @@ async def started(settings: Settings, storage: Storage | None = None,
         tokens = Tokens(key, settings.token_max_age)
         storage = storage or DatabaseStorage(database, fencing=settings.redis_url is not None,
                                              subscribers=(*MATCH_END, count_reputation))
-        lobby = Lobby(settings.tables, bots, storage, clock, RatingStore(database))
+        lobby = Lobby(settings.tables, bots, storage, clock, RatingStore(database),
+                      BlockBook(database))
         cluster = _node(settings, lobby, storage, key, shared)
         if cluster is not None:
             stack.push_async_callback(cluster.close)

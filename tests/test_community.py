@@ -17,7 +17,7 @@ from app.main import create_app
 from app.storage import MemoryStorage
 from tests.conftest import Rest, app_settings
 from tests.test_accounts import Account, auth, limits, refused, sign_up
-from tests.test_app_ws import until
+from tests.test_app_ws import seated, until
 from tests.test_rating_integrity import admin
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
@@ -202,3 +202,28 @@ def test_an_operator_reads_the_reports(client: TestClient, db_url: str) -> None:
     assert [(row[2], row[3], row[4], row[5], row[6]) for row in rows] == [
         (ana["id"], bob["id"], "T1", "abuse", "rude in chat"),
         (ana["id"], bob["id"], "T1", "abuse", "first")]
+
+
+def test_neither_of_two_who_block_reads_the_other(client: TestClient) -> None:
+    ana, bob, cleo = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cleo")
+    response = client.post("/api/blocks", json={"player": bob["id"]},
+                           headers=auth(ana["token"]))
+    assert response.status_code == 204
+    table_id = Rest(client).table(ana, [ana, bob, cleo])
+
+    def said(ws: WebSocketTestSession) -> str:
+        message = until(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "chat",
+                        "a chat message")
+        name: str = message["event"]["name"]
+        return name
+
+    with seated(client, table_id, ana) as (ana_ws, _), \
+            seated(client, table_id, bob) as (bob_ws, _), \
+            seated(client, table_id, cleo) as (cleo_ws, _):
+        bob_ws.send_json({"type": "chat", "phrase": "hello"})
+        assert said(cleo_ws) == "bob"
+        ana_ws.send_json({"type": "chat", "phrase": "hello"})
+        assert said(cleo_ws) == "ana"
+        cleo_ws.send_json({"type": "chat", "phrase": "thanks"})
+        assert [said(ana_ws), said(ana_ws)] == ["ana", "cleo"]  # not Bob's, said first
+        assert [said(bob_ws), said(bob_ws)] == ["bob", "cleo"]  # not Ana's

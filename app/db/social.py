@@ -138,6 +138,16 @@ async def blocking_pairs(db: Database, ids: Collection[str]) -> set[frozenset[st
     return {frozenset(row) for row in rows}
 
 
+class BlockBook:
+    """The blocks as tables read them (app/tables/config.py, ``Blocks``)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def apart(self, player_ids: Collection[str]) -> set[frozenset[str]]:
+        return await blocking_pairs(self._db, player_ids)
+
+
 async def blocks_either(db: Database, one: str, other: str) -> bool:
     return bool(await blocking_pairs(db, {one, other}))
 
