@@ -1,6 +1,7 @@
 // The app: header, settings, language, connection banner, and the hash router.
 
 import { accountMenu, renderAccount } from "./account.js";
+import { rememberTable, startChannel } from "./community.js";
 import { GUEST_FORGOTTEN, api, forgetGuest, guest } from "./api.js";
 import * as cards from "./cards.js";
 import { h, fill, popupMenu, storedFlag, storeFlag } from "./dom.js";
@@ -58,6 +59,11 @@ function header() {
   board.textContent = t("leaderboard.nav");
   board.title = t("leaderboard.nav");
   document.querySelector(".brand-name").textContent = t("app.title");
+  for (const [id, key] of [["nav-watch", "community.watch_nav"], ["nav-friends", "community.friends"]]) {
+    const link = document.querySelector(`[data-testid=${id}]`);
+    link.textContent = t(key);
+    link.title = t(key); // a sign alone on a phone
+  }
   fill(document.getElementById("login-slot"), accountMenu(ctx,
     document.querySelector("[data-testid=account-toggle]"), document.getElementById("account-menu")));
   const select = document.getElementById("lang");
@@ -78,15 +84,16 @@ function header() {
 /** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
-    : "./history.js");
+    : kind === "watch" || kind === "friends" ? "./friends.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
-    leaderboard: module.renderLeaderboard, players: module.renderProfile }[kind];
+    leaderboard: module.renderLeaderboard, players: module.renderProfile, watch: module.renderWatch,
+    friends: module.renderFriends }[kind];
   return render(app, ctx, id);
 }
 
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
-  leaderboard: "nav-leaderboard", players: "nav-leaderboard" };
+  leaderboard: "nav-leaderboard", players: "nav-leaderboard", watch: "nav-watch", friends: "nav-friends" };
 
 async function route() {
   const token = ++routeToken;
@@ -94,7 +101,7 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(t|history|match|replay|rules|login|signup|leaderboard|players|watch|friends)?\/?([^/]*)/) || [];
   const section = SECTIONS[kind] || (kind === "login" || kind === "signup" ? null : "nav-lobby");
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
@@ -104,10 +111,12 @@ async function route() {
   try {
     await loadProtocol(); // every page speaks it; a failed load is retried by the next route
     if (token !== routeToken) return;
+    startChannel(ctx); // the player's notices, on every page (again for a new player)
     if (kind === "t" && id) {
       if (!guest()) {
         fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route, prompt: t("lobby.name_to_join") })));
       } else {
+        rememberTable(id);
         cleanup = renderTable(app, ctx, id);
         onTable = true;
       }
@@ -115,7 +124,7 @@ async function route() {
       cleanup = renderRules(app, ctx, id);
     } else if (kind === "login" || kind === "signup") {
       cleanup = renderAccount(app, ctx, kind);
-    } else if (kind === "history" || kind === "leaderboard" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
+    } else if (kind === "history" || kind === "leaderboard" || kind === "watch" || kind === "friends" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
       const done = (await lazyPage(kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
     } else {
