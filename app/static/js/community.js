@@ -242,6 +242,12 @@ export function playerMenu(player, { mute = null, match = null } = {}) {
     } }, "⋯");
 }
 
+/** The player menu's Mute at a table: its chat hides the player (app/static/js/chat.js,
+ *  as the line's own mute button). */
+export function muteAtTable(player) {
+  window.dispatchEvent(new CustomEvent("belote:mute", { detail: { player } }));
+}
+
 /** Say it when a player leaves a match in progress (a bot takes the seat): leaving costs
  *  reputation (docs/community.md). */
 export function noticeLeavers(before, frame) {

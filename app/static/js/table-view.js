@@ -11,12 +11,7 @@ import {
 import { lastTrick } from "./table-dialogs.js";
 import { plateTimeout, turnNotes } from "./turn-timer.js";
 import { ratingChange, ratingMark } from "./rating.js";
-import { playerMenu } from "./community.js";
-
-/** The player menu's Mute: the table's chat hides the player (app/static/js/chat.js). */
-function muteAtTable(player) {
-  window.dispatchEvent(new CustomEvent("belote:mute", { detail: { player } }));
-}
+import { muteAtTable, playerMenu } from "./community.js";
 
 const RING = 2 * Math.PI * 27;
 
