@@ -1,7 +1,8 @@
 """The community across two real nodes sharing Redis and PostgreSQL: a friend request and
 an invitation made on node A reach a personal socket open on node B; a friend online on
 A shows online to a friend reading on B; a public match started on A is in B's Watch
-list (``GET /api/tables?status=playing``), its player's friend told where it sits."""
+list (``GET /api/tables?status=playing``), its player's friend told where it sits; two
+partners queued on two nodes sit on one team."""
 
 from __future__ import annotations
 
@@ -78,6 +79,20 @@ async def across_nodes(cluster: Cluster) -> None:
             await eventually(listed, NOTICE, "the match started on A in B's Watch list")
             seen = await call(http, "GET", b, "/api/friends", bob["token"])
             assert seen["friends"][0]["table"] == table["id"]
+
+            # Partners queued on two nodes sit on one team.
+            cleo = await call(http, "POST", a, "/api/accounts", status=201,
+                              body={"username": "cleo", "password": SECRET})
+            dan = await call(http, "POST", b, "/api/accounts", status=201,
+                             body={"username": "dan", "password": SECRET})
+            first = await call(http, "POST", a, "/api/queue", cleo["token"],
+                               {"partner": dan["id"], "wait_seconds": 0})
+            assert first["status"] == "waiting"  # until her partner comes
+            made = await call(http, "POST", b, "/api/queue", dan["token"],
+                              {"partner": cleo["id"], "wait_seconds": 0})
+            assert made["status"] == "seated"
+            seats = (await call(http, "GET", a, f"/api/tables/{made['table_id']}"))["seats"]
+            assert [seat.get("player") for seat in seats[::2]] == [cleo["id"], dan["id"]]
     await check_written(cluster.redis_url, cluster.prefix)
 
 
