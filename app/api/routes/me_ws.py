@@ -14,11 +14,11 @@ from starlette.websockets import WebSocketState
 
 from ...accounts.service import Caller
 from ...errors import ErrorCode
-from ...protocol import ClientMessage, CloseCode, Error, Welcome
+from ...protocol import ClientMessage, Error, Welcome
 from ...tables import Client
 from ...tables.lobby import Quota
 from ..deps import AccountsDep, AddressDep, CommunityDep, LobbyDep, SocketSettingsDep
-from .ws import Connection, _heartbeat, _hello, _hold, _read, _refuse, _write
+from .ws import CLOSE_WAIT, Connection, _admit, _heartbeat, _read, _write
 
 router = APIRouter()
 
@@ -33,19 +33,12 @@ async def personal_socket(websocket: WebSocket, settings: SocketSettingsDep, lob
     tasks: list[asyncio.Task[None]] = []
     held: list[tuple[Quota, str]] = []
     notices = community.notices
+    present = False  # counted online: to be counted out at the end
     try:
-        if address is not None and not _hold(lobby.sockets_by_address, address, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
-                          "too many sockets open from your network address")
-            return
-        caller = await _hello(websocket, settings, accounts)
+        caller = await _admit(websocket, settings, lobby, accounts, address, held)
         if caller is None:
             return
         player = caller.player
-        if not _hold(lobby.sockets_by_player, player.id, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
-                          "you have too many sockets open")
-            return
         client = Client(player, settings.ws_outbox)
         accounts.watch(caller, client)
         await websocket.send_text(
@@ -53,18 +46,20 @@ async def personal_socket(websocket: WebSocket, settings: SocketSettingsDep, lob
         connection = Connection(settings)
         tasks = [asyncio.create_task(_write(websocket, client)),
                  asyncio.create_task(_heartbeat(client, connection))]
+        present = True  # before the await: opened() counts the socket in at once
         await notices.opened(client, caller.kind == "account")
         closing = await _read(websocket, client, connection, _nothing_else(client))
         if closing is not None:
             client.close(closing.code, closing.reason)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(tasks[0]), 5.0)
+                await asyncio.wait_for(asyncio.shield(tasks[0]), CLOSE_WAIT)
     except WebSocketDisconnect:
         pass
     finally:
         if caller is not None and client is not None:
             accounts.unwatch(caller, client)
-            notices.closed(client, caller.kind == "account")
+            if present:
+                notices.closed(client, caller.kind == "account")
         for quota, key in held:
             quota.release(key)
         for task in tasks:

@@ -49,7 +49,7 @@ from ...tables import (
     TableError,
     TakeBack,
 )
-from ...tables.lobby import Quota
+from ...tables.lobby import Lobby, Quota
 from ..deps import AccountsDep, AddressDep, LobbyDep, SocketSettingsDep
 
 router = APIRouter()
@@ -80,18 +80,10 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
-        if address is not None and not _hold(lobby.sockets_by_address, address, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
-                          "too many sockets open from your network address")
-            return
-        caller = await _hello(websocket, settings, accounts)
+        caller = await _admit(websocket, settings, lobby, accounts, address, held)
         if caller is None:
             return
         player = caller.player
-        if not _hold(lobby.sockets_by_player, player.id, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
-                          "you have too many sockets open")
-            return
         try:
             table = lobby.get(table_id)
         except TableError as exc:
@@ -132,6 +124,25 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
         if websocket.application_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+async def _admit(websocket: WebSocket, settings: SocketSettings, lobby: Lobby,
+                 accounts: Accounts, address: str | None,
+                 held: list[tuple[Quota, str]]) -> Caller | None:
+    """The socket's caller, within the sockets an address and a player may hold (counted
+    in ``held``, for the release), after its hello; None once refused and closed."""
+    if address is not None and not _hold(lobby.sockets_by_address, address, held):
+        await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
+                      "too many sockets open from your network address")
+        return None
+    caller = await _hello(websocket, settings, accounts)
+    if caller is None:
+        return None
+    if not _hold(lobby.sockets_by_player, caller.player.id, held):
+        await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
+                      "you have too many sockets open")
+        return None
+    return caller
 
 
 def _hold(quota: Quota, key: str, held: list[tuple[Quota, str]]) -> bool:
