@@ -20,11 +20,13 @@ from .analysis import Analyses
 from .auth import Tokens
 from .bots import BotRunner
 from .cluster import Cluster
+from .community import Community, make_community
 from .competition.director import Director
 from .config import Settings
 from .db.migrate import check_schema
 from .db.ratings import RatingStore
 from .db.session import Database
+from .db.social import BlockBook
 from .db.storage import DatabaseStorage
 from .limiter import Limiter
 from .matchmaking import Matchmaker
@@ -59,6 +61,7 @@ class Container:
     accounts: Accounts
     analyses: Analyses
     director: Director
+    community: Community
 
 
 @asynccontextmanager
@@ -90,7 +93,8 @@ async def started(settings: Settings, storage: Storage | None = None,
         key = await asyncio.to_thread(settings.token_key)  # may create the file
         tokens = Tokens(key, settings.token_max_age)
         storage = storage or DatabaseStorage(database, fencing=settings.redis_url is not None)
-        lobby = Lobby(settings.tables, bots, storage, clock, RatingStore(database))
+        lobby = Lobby(settings.tables, bots, storage, clock, RatingStore(database),
+                      BlockBook(database))
         cluster = _node(settings, lobby, storage, key, shared)
         if cluster is not None:
             stack.push_async_callback(cluster.close)
@@ -98,7 +102,10 @@ async def started(settings: Settings, storage: Storage | None = None,
         # leases go once they stopped.  Server.shutdown stopped them already; not so under
         # a TestClient.
         stack.push_async_callback(lobby.stop, drain_time(settings.shutdown_timeout))
-        matchmaker = Matchmaker.of(lobby, cluster, shared, settings.tables, clock or LoopClock())
+        community = make_community(database, shared, lobby, cluster)
+        stack.push_async_callback(community.notices.close)
+        matchmaker = Matchmaker.of(lobby, cluster, shared, settings.tables, clock or LoopClock(),
+                                   community)
         stack.push_async_callback(matchmaker.close)
         limiter = Limiter(shared.limits)
         accounts = await make_accounts(settings.accounts, database, tokens, limiter, shared)
@@ -118,7 +125,7 @@ async def started(settings: Settings, storage: Storage | None = None,
         if isinstance(storage, DatabaseStorage):  # round results come from its match ends
             director.start()  # after the tables came back: it reads whether theirs are here
         yield Container(settings, database, storage, tokens, bots, monitor, lobby, cluster,
-                        matchmaker, limiter, accounts, analyses, director)
+                        matchmaker, limiter, accounts, analyses, director, community)
 
 
 def _node(settings: Settings, lobby: Lobby, storage: Storage, key: str,

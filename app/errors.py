@@ -58,13 +58,23 @@ class ErrorCode(StrEnum):
         "a password is not 8 to 256 characters long, or is the username")
     USERNAME_TAKEN = "username_taken", 409, "that username is taken"
     ALREADY_AN_ACCOUNT = "already_an_account", 409, "signing up with an account's token"
-    NOT_AN_ACCOUNT = "not_an_account", 409, (
-        "logging out or changing the password with a guest's token")
+    NOT_AN_ACCOUNT = "not_an_account", 403, (
+        "a guest's token where only an account may act: logging out, changing the "
+        "password, friends, blocks, reports (section 10)")
     TOO_MANY_ATTEMPTS = "too_many_attempts", 429, (
         "too many failed logins, or sign-ups, from this address or on this username "
         "(docs/accounts.md, \"Abuse limits\"); with `Retry-After`")
     ACCOUNT_REQUIRED = "account_required", 403, (
         "a guest creating, joining, quickplaying or queueing for a rated table")
+    # ------------------------------------------------------------- the community (section 10)
+    YOURSELF = "yourself", 422, "befriending, blocking, reporting, inviting or partnering oneself"
+    BLOCKED = "player_blocked", 403, (
+        "one of the two players blocks the other: no friend request, invitation nor queue "
+        "partner between them")
+    NOT_SEATED_HERE = "not_seated_here", 403, (
+        "an invitation from a player who has no seat at the table")
+    REPUTATION_TOO_LOW = "reputation_too_low", 403, (
+        "the rated queue refuses a player whose reputation is below 50 (docs/community.md)")
     # ------------------------------------------------------------- names (section 1, Names)
     NAME_CONTROL = "name_control", 422, (
         "a name holds control characters, line breaks or tag characters")

@@ -154,3 +154,70 @@ def schema() -> dict[str, Any]:
     """The JSON Schema of every event as sent (``x-version``: how the table's version moves).
     Made once (it takes milliseconds) and shared: not to be changed."""
     return EVENTS.json_schema(mode="serialization")
+
+
+# ------------------------------------------------------------------ notices
+# What a player's own channel (``GET /api/me/ws``, docs/protocol.md §10) carries: one
+# ``{"type": "notice", "kind": ...}`` message per notice, told on whichever node the
+# player's socket is (app/community/notices.py).
+
+
+class _Notice(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["notice"] = "notice"
+
+
+class Someone(BaseModel):
+    """A player a notice is about."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    name: str
+
+
+class FriendRequestNotice(_Notice):
+    """A player asked to be friends, or (``friends``) answered the recipient's request."""
+
+    kind: Literal["friend_request"] = "friend_request"
+    player: Someone
+    friends: bool = Field(description="`true`: both asked, they are friends now")
+
+
+class FriendOnlineNotice(_Notice):
+    """A friend's own channel opened (``online``) or its last one closed."""
+
+    kind: Literal["friend_online"] = "friend_online"
+    player: Someone
+    online: bool
+
+
+class InvitationNotice(_Notice):
+    """A seated player of a waiting table invites the recipient to it."""
+
+    kind: Literal["invitation"] = "invitation"
+    player: Someone
+    table: str = Field(description="the table's id: `PUT /api/tables/{id}/seats/{seat}`")
+    variant: str
+
+
+class DeclinedNotice(_Notice):
+    """The player the recipient invited declined."""
+
+    kind: Literal["invitation_declined"] = "invitation_declined"
+    player: Someone
+    table: str
+
+
+class QueueSeatedNotice(_Notice):
+    """The queue seated the recipient (and its partner, if it named one) at a table."""
+
+    kind: Literal["queue_seated"] = "queue_seated"
+    table: str
+
+
+Notice = Annotated[
+    FriendRequestNotice | FriendOnlineNotice | InvitationNotice | DeclinedNotice
+    | QueueSeatedNotice,
+    Field(discriminator="kind"),
+]
+NOTICES: TypeAdapter[Notice] = TypeAdapter(Notice)

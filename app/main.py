@@ -23,10 +23,12 @@ from .api.routes import (
     accounts,
     analysis,
     cluster,
+    community,
     docs,
     guests,
     history,
     leagues,
+    me_ws,
     ops,
     play,
     players,
@@ -73,7 +75,9 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     for router in (guests.router, accounts.router, tables.router, play.router, server.router,
                    cluster.router, tournaments.router, leagues.router):
         app.include_router(router, prefix="/api", responses=RATE_LIMITED)
+    app.include_router(community.router, prefix="/api", responses=RATE_LIMITED)
     app.include_router(ws.router, prefix="/api")
+    app.include_router(me_ws.router, prefix="/api")
     for router in (history.router, players.router, analysis.router,  # their own /api
                    scoresheets.router):
         app.include_router(router, responses=RATE_LIMITED)

@@ -129,6 +129,10 @@ class RatingChangeOut(BaseModel):
 class SeatPublic(BaseModel):
     kind: SeatKind
     name: str | None = None
+    player: str | None = Field(
+        default=None, exclude_if=lambda value: value is None,
+        description="A human seat's player id (its profile, the player menu); absent "
+        "for bots and empty seats.")
     level: Level | None = None
     connected: bool = False
     autoplay: bool = Field(default=False, description="A bot plays for the absent human.")

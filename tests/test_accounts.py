@@ -146,10 +146,10 @@ def test_a_guest_is_a_guest(client: TestClient) -> None:
     guest = Rest(client).guest("Zoe")
     assert me(client, guest["token"]).json() == {
         "id": guest["id"], "name": "Zoe", "kind": "guest", "username": None}
-    refused(client.delete("/api/sessions", headers=auth(guest["token"])), 409,
+    refused(client.delete("/api/sessions", headers=auth(guest["token"])), 403,
             "not_an_account")
     refused(client.put("/api/me/password", json={"old": SECRET, "new": SECRET + "!"},
-                       headers=auth(guest["token"])), 409, "not_an_account")
+                       headers=auth(guest["token"])), 403, "not_an_account")
     refused(client.get("/api/me"), 401, "missing_token")
 
 

@@ -20,7 +20,7 @@ from engine.variants import VARIANTS
 STATIC = Path(__file__).resolve().parents[1] / "app" / "static"
 LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")
 NAMESPACES = ("core", "history", "chat", "help", "play", "account", "analysis", "sheets",
-              "competition")
+              "competition", "community")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # t("key") or t('key', ...) in the client's modules
 KEY_USE = re.compile(r"""\bt\(\s*(["'])([^"'\\\n]+)\1""")

@@ -13,6 +13,7 @@ from ..analysis import Analyses
 from ..auth import InvalidToken, Player, Tokens
 from ..cluster import Cluster
 from ..cluster.relay import CLIENT, RELAY, relayed
+from ..community import Community
 from ..container import Container, running
 from ..db.session import Database
 from ..errors import ErrorCode
@@ -55,6 +56,10 @@ def get_accounts(container: ContainerDep) -> Accounts:
 
 def get_database(container: ContainerDep) -> Database:
     return container.database
+
+
+def get_community(container: ContainerDep) -> Community:
+    return container.community
 
 
 def get_matchmaker(container: ContainerDep) -> Matchmaker:
@@ -104,13 +109,17 @@ def _unauthorized(code: ErrorCode, message: str) -> ApiError:
     return ApiError(code, message, {"WWW-Authenticate": "Bearer"})
 
 
-async def optional_player(accounts: Annotated[Accounts, Depends(get_accounts)],
-                          credentials: Bearer) -> Player | None:
-    """The caller, for reads that show a player more of its own; a missing, bad or expired
+async def optional_caller(accounts: Annotated[Accounts, Depends(get_accounts)],
+                          credentials: Bearer) -> Caller | None:
+    """The caller, for reads that show a caller more of its own; a missing, bad or expired
     token reads as anonymous rather than failing what anyone may read."""
     if credentials is None:
         return None
-    caller = await identify(accounts, credentials.credentials)
+    return await identify(accounts, credentials.credentials)
+
+
+async def optional_player(caller: Annotated[Caller | None, Depends(optional_caller)]
+                          ) -> Player | None:
     return None if caller is None else caller.player
 
 
@@ -148,6 +157,7 @@ TokensDep = Annotated[Tokens, Depends(get_tokens)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 MatchmakerDep = Annotated[Matchmaker, Depends(get_matchmaker)]
+CommunityDep = Annotated[Community, Depends(get_community)]
 AnalysesDep = Annotated[Analyses, Depends(get_analyses)]
 MonitorDep = Annotated[LagMonitor, Depends(get_monitor)]
 TableSettingsDep = Annotated[TableSettings, Depends(get_table_settings)]
@@ -156,6 +166,7 @@ ClusterSettingsDep = Annotated[ClusterSettings, Depends(get_cluster_settings)]
 CallerDep = Annotated[Caller, Depends(current_caller)]
 PlayerDep = Annotated[Player, Depends(current_player)]
 ViewerDep = Annotated[Player | None, Depends(optional_player)]
+CallerViewDep = Annotated[Caller | None, Depends(optional_caller)]
 TableDep = Annotated[Table, Depends(get_table)]
 AddressDep = Annotated[str | None, Depends(client_address)]
 SeatPath = Annotated[int, Path(ge=0, le=3, description="Seat 0 to 3; seats 0 and 2 are team 0.")]

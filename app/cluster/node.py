@@ -20,7 +20,7 @@ from ..storage import Fenced, StorageError
 from ..tables import Lobby, Moved, Table, TableError
 from ..vocabulary import TableStatus
 from .leases import Leases
-from .listing import Listing
+from .listing import Entry, Listing
 from .outage import Outage
 from .registry import Registry
 from .relay import Relay, relay_mark
@@ -54,6 +54,7 @@ class Cluster:
         self.leases = Leases(shared, self.node_id, lease)
         self.registry = Registry(shared, lease)
         self.listing = Listing(shared, lease, settings.lobby_cache_seconds)
+        self.live = Listing(shared, lease, settings.lobby_cache_seconds, shared.keys.live)
         self.mark = relay_mark(key)
         self.relay = Relay(self.mark)
         self.period = lease / 3
@@ -101,6 +102,7 @@ class Cluster:
             for table_id in held:
                 await self.shared.publish(self.keys.released, table_id)
             await self.listing.withdraw(self.node_id)
+            await self.live.withdraw(self.node_id)
             await self.registry.leave(self.node_id)
         except UNREACHABLE as exc:  # the leases run out instead
             log.warning("hand-over incomplete, Redis: %s", exc)
@@ -166,6 +168,14 @@ class Cluster:
         """The lobby of every live node (:meth:`Listing.page`); Unavailable without Redis."""
         try:
             return await self.listing.page(sorted(await self.nodes()), before, limit)
+        except UNREACHABLE as exc:
+            raise Unavailable(f"Redis: {exc}") from exc
+
+    async def live_tables(self) -> list[Entry]:
+        """The public matches in progress of every live node, newest first (each with
+        its players' ids); Unavailable without Redis."""
+        try:
+            return await self.live.entries(sorted(await self.nodes()))
         except UNREACHABLE as exc:
             raise Unavailable(f"Redis: {exc}") from exc
 
@@ -283,6 +293,7 @@ class Cluster:
         """The lobby's open tables, the matches on, and each human turn's deadline."""
         tables = list(self.lobby.tables.values())
         await self.listing.publish(self.node_id, self.lobby.listed())
+        await self.live.publish(self.node_id, self.lobby.live())
         playing = [t for t in tables if t.status == TableStatus.PLAYING]
         async with self.redis.pipeline(transaction=False) as pipe:
             for number, members in by_bucket(t.id for t in playing).items():

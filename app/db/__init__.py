@@ -1,1 +1,6 @@
-"""Persistence: match logs, results and history in SQLite or PostgreSQL (SQLAlchemy async)."""
+"""Persistence: match logs, results and history in SQLite or PostgreSQL (SQLAlchemy async).
+
+The community's models live in :mod:`.social_models`, imported here so that the models'
+metadata is whole whichever module is imported first."""
+
+from . import social_models as social_models

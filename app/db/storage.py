@@ -22,15 +22,17 @@ from .match_end import MatchEndSubscriber
 from .match_log import MatchLog
 from .ratings import rate_match
 from .repository import Repository
+from .reputation import count_reputation
 from .session import Database, StorageError
 from .tallies import tally_match
 from .tournaments import record_round_match
 
 # Who hears that a match ended, in this order, in the transaction that ends it
 # (docs/storage.md, "The end of a match"): ratings first, for whatever reads them; then
-# a tournament round's result and the league points (docs/tournaments.md).
+# a tournament round's result and the league points (docs/tournaments.md); the players'
+# reputation (docs/community.md).
 MATCH_END: tuple[MatchEndSubscriber, ...] = (rate_match, tally_match, record_round_match,
-                                             count_league_match)
+                                             count_league_match, count_reputation)
 
 
 class DatabaseStorage:

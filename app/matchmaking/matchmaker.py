@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import Protocol
 
 from ai import Level
 
@@ -24,11 +25,12 @@ from ..cluster import Cluster
 from ..errors import ErrorCode
 from ..sections import TableSettings
 from ..shared import RedisShared, Shared
+from ..storage import StorageError
 from ..tables import Lobby, Table, TableError
 from ..tables.clock import Clock
 from ..tables.errors import shutting_down
 from ..vocabulary import TableStatus
-from .lines import Entry
+from .lines import Apart, Entry
 from .redis_store import RedisQueue
 from .seating import Member, abandon, everyone_here, open_table, start
 from .store import MemoryQueue, Queue
@@ -42,24 +44,37 @@ REJOIN_AFTER = 30.0
 QUEUE_LEVEL = Level.NORMAL  # the bots that fill a group's empty seats
 
 
+class Neighbours(Protocol):
+    """What the queue asks of the community (app/community/): who must not sit together,
+    and how a seated player is told."""
+
+    async def apart(self, player_ids: Collection[str]) -> Apart:
+        """The pairs among ``player_ids`` of whom one blocks the other."""
+        ...
+
+    async def seated(self, player_id: str, table_id: str) -> None:
+        """Tell the player (its personal channel) the queue seated it at ``table_id``."""
+        ...
+
+
 class Matchmaker:
     """Quickplay and the queue of one server (or node); its routes: app/api/routes/play.py."""
 
     def __init__(self, queue: Queue, lobby: Lobby, cluster: Cluster | None,
-                 settings: TableSettings,
-                 clock: Clock) -> None:
+                 settings: TableSettings, clock: Clock, neighbours: Neighbours) -> None:
         self.queue, self.lobby, self.cluster = queue, lobby, cluster
-        self.settings, self.clock = settings, clock
+        self.settings, self.clock, self.neighbours = settings, clock, neighbours
         self.start_wait = START_WAIT
         self._starting: set[asyncio.Task[None]] = set()
+        self._blocks_known = True  # whether the last reading of the blocks worked
 
     @classmethod
     def of(cls, lobby: Lobby, cluster: Cluster | None, shared: Shared, settings: TableSettings,
-           clock: Clock) -> Matchmaker:
+           clock: Clock, neighbours: Neighbours) -> Matchmaker:
         """The queue where the shared state is: in Redis for a node of a cluster, else in
         this process."""
         queue: Queue = RedisQueue(shared) if isinstance(shared, RedisShared) else MemoryQueue()
-        return cls(queue, lobby, cluster, settings, clock)
+        return cls(queue, lobby, cluster, settings, clock, neighbours)
 
     async def quickplay(self, player: Player, variant: str, level: Level,
                         address: str | None, rated: bool = False) -> Table:
@@ -70,9 +85,11 @@ class Matchmaker:
         return await start(table, owner, group, level)
 
     async def join(self, player: Player, variant: str, wait: float,
-                   address: str | None, rated: bool = False) -> Entry:
+                   address: str | None, rated: bool = False,
+                   partner: str | None = None, reputation: int = 100) -> Entry:
         """Queue the player for ``variant`` (``rated``: with rated players only); bots
-        fill the seats ``wait`` seconds on."""
+        fill the seats ``wait`` seconds on.  With a ``partner`` who names the player too,
+        both sit at one table as a team; until the partner waits, the player waits."""
         if self.lobby.stopping:
             raise shutting_down()
         now = self.clock.time()
@@ -81,7 +98,8 @@ class Matchmaker:
             return held  # asked twice (a double click, a retry): one table is enough
         entry = await self.queue.join(Entry(player_id=player.id, name=player.name,
                                             address=address, variant=variant, rated=rated,
-                                            since=now, deadline=now + wait, seen=now))
+                                            since=now, deadline=now + wait, seen=now,
+                                            partner=partner, reputation=reputation))
         if entry.status == "waiting":
             await self.form(entry.line)
             entry = await self.queue.touch(player.id, now) or entry
@@ -105,7 +123,9 @@ class Matchmaker:
         if self.lobby.stopping:
             return  # another node, or this one after its restart, seats them
         failed: TableError | None = None
-        for group in await self.queue.pop(variant, self.clock.time()):
+        now = self.clock.time()
+        apart = await self._apart(variant)
+        for group in await self.queue.pop(variant, now, apart):
             try:
                 await self._seat(group)
             except TableError as exc:  # the other groups are seated all the same
@@ -113,8 +133,21 @@ class Matchmaker:
         if failed is not None:
             raise failed
 
+    async def _apart(self, variant: str) -> Apart:
+        """Who of those waiting must not sit together.  While the database cannot say,
+        nobody: a match could not be logged then anyway (said once per outage)."""
+        try:
+            apart = await self.neighbours.apart(await self.queue.waiting_ids(variant))
+        except StorageError as exc:
+            if self._blocks_known:
+                log.warning("queue: blocks unknown, seating as if none: %s", exc)
+            self._blocks_known = False
+            return ()
+        self._blocks_known = True
+        return apart
+
     async def _seat(self, entries: list[Entry]) -> None:
-        group = [Member(entry.player, entry.address) for entry in entries]
+        group = [Member(entry.player, entry.address, entry.seat or 0) for entry in entries]
         try:
             table, owner = await open_table(self.lobby, self.cluster, self.settings, group,
                                             entries[0].variant, QUEUE_LEVEL, entries[0].rated)
@@ -132,6 +165,8 @@ class Matchmaker:
         except TableError:  # nobody can learn of the table (Redis went away): it goes
             await abandon(table, group)
             raise
+        for entry in entries:
+            await self.neighbours.seated(entry.player_id, table.id)
         task = asyncio.create_task(self._start_when_here(table, owner, group),
                                    name=f"queue-start-{table.id}")
         self._starting.add(task)

@@ -13,7 +13,7 @@ from redis.commands.core import AsyncScript
 
 from ..cluster.node import Unavailable
 from ..shared import UNREACHABLE, RedisShared
-from .lines import ALIVE, FORMING_TTL, GROUP, LINES, SETTLED_TTL, Entry
+from .lines import ALIVE, FORMING_TTL, LINES, SETTLED_TTL, Apart, Entry, groups
 
 # KEYS: the player's entry, then (join) the variant's queue and the count of arrivals
 # (a queue's order: the nodes' clocks may differ), then (join, leave) every variant's
@@ -52,42 +52,56 @@ for i = 2, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
 redis.call('DEL', KEYS[1])
 return false
 """
-# KEYS[1]: the variant's queue (player ids in order of arrival).  ARGV: now, the oldest ``seen``
+# KEYS[1]: the variant's queue (player ids in order of arrival).  ARGV: the oldest ``seen``
 # still alive, the entries' key prefix (a group's entries are known only once the queue
-# is read: one Redis, not Redis Cluster, holds a cluster's keys), how long a popped entry
-# may wait for its table (ms), the players at a table.  As :func:`.lines.groups`.
-_POP = """
-local now, alive = tonumber(ARGV[1]), tonumber(ARGV[2])
+# is read: one Redis, not Redis Cluster, holds a cluster's keys).  The players waiting,
+# in order; the others are swept out of the queue.
+_READY = """
+local alive = tonumber(ARGV[1])
 local ready = {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local key = ARGV[3] .. id
+  local key = ARGV[2] .. id
   local raw = redis.call('GET', key)
   local held = raw and cjson.decode(raw)
   if held and held.status == 'waiting' and held.seen >= alive then
-    table.insert(ready, {id, key, held})
+    table.insert(ready, raw)
   else
     redis.call('ZREM', KEYS[1], id)
     if held and held.status == 'waiting' then redis.call('DEL', key) end
   end
 end
-local groups = {}
-local function take(first, last)
-  local group = {}
-  for i = first, last do
-    local id, key, held = ready[i][1], ready[i][2], ready[i][3]
-    held.status = 'forming'
-    local raw = cjson.encode(held)
-    redis.call('SET', key, raw, 'PX', ARGV[4])
-    redis.call('ZREM', KEYS[1], id)
-    table.insert(group, raw)
+return ready
+"""
+# KEYS[1]: the variant's queue.  ARGV: the entries' key prefix, how long a popped entry
+# may wait for its table (ms), then each group's players' ids, a group's ended by "".
+# Each group whose players all still wait is taken (``forming``); the others are left
+# as they are (another node took one of them meanwhile).  The indexes of those taken.
+_CLAIM = """
+local taken, group, index = {}, {}, 0
+for i = 3, #ARGV do
+  if ARGV[i] == '' then
+    index = index + 1
+    local raws, all = {}, true
+    for _, id in ipairs(group) do
+      local raw = redis.call('GET', ARGV[1] .. id)
+      local held = raw and cjson.decode(raw)
+      if not held or held.status ~= 'waiting' then all = false; break end
+      held.status = 'forming'
+      raws[id] = cjson.encode(held)
+    end
+    if all then
+      for id, raw in pairs(raws) do
+        redis.call('SET', ARGV[1] .. id, raw, 'PX', ARGV[2])
+        redis.call('ZREM', KEYS[1], id)
+      end
+      table.insert(taken, index)
+    end
+    group = {}
+  else
+    table.insert(group, ARGV[i])
   end
-  table.insert(groups, group)
 end
-local n, i = #ready, 1
-local size = tonumber(ARGV[5])
-while n - i + 1 >= size do take(i, i + size - 1); i = i + size end
-if i <= n and ready[i][3].deadline <= now then take(i, n) end
-return groups
+return taken
 """
 
 
@@ -97,7 +111,8 @@ class RedisQueue:
         self._join = self._redis.register_script(_JOIN)
         self._touch = self._redis.register_script(_TOUCH)
         self._leave = self._redis.register_script(_LEAVE)
-        self._pop = self._redis.register_script(_POP)
+        self._ready = self._redis.register_script(_READY)
+        self._claim = self._redis.register_script(_CLAIM)
 
     def _every_queue(self) -> list[str]:
         return [self._keys.queue_line(name) for name in LINES]
@@ -119,12 +134,21 @@ class RedisQueue:
                                         *self._every_queue()], [player_id])
         return None if raw is None else Entry.model_validate_json(cast(str, raw))
 
-    async def pop(self, variant: str, now: float) -> list[list[Entry]]:
-        groups = await _call(self._pop, [self._keys.queue_line(variant)],
-                             [now, now - ALIVE, self._keys.queue_entry(""), _ms(FORMING_TTL),
-                              GROUP])
-        return [[Entry.model_validate_json(raw) for raw in group]
-                for group in cast(list[list[str]], groups)]
+    async def pop(self, variant: str, now: float, apart: Apart = ()) -> list[list[Entry]]:
+        """The groups are made here (:func:`~.lines.groups`) from the players waiting,
+        then taken in one script: a group of which another node took a player meanwhile
+        is left, its players still waiting, for the next pop."""
+        line = self._keys.queue_line(variant)
+        prefix = self._keys.queue_entry("")
+        raws = await _call(self._ready, [line], [now - ALIVE, prefix])
+        ready = [Entry.model_validate_json(raw) for raw in cast(list[str], raws)]
+        made = groups(ready, now, apart)
+        if not made:
+            return []
+        ids = [v for group in made for v in [*(e.player_id for e in group), ""]]
+        taken = await _call(self._claim, [line], [prefix, _ms(FORMING_TTL), *ids])
+        return [[e.model_copy(update={"status": "forming"}) for e in made[index - 1]]
+                for index in cast(list[int], taken)]
 
     async def settle(self, group: Sequence[Entry]) -> None:
         try:
@@ -139,6 +163,13 @@ class RedisQueue:
     async def waiting(self, variant: str) -> int:
         try:
             return int(await self._redis.zcard(self._keys.queue_line(variant)))
+        except UNREACHABLE as exc:
+            raise Unavailable(f"Redis: {exc}") from exc
+
+
+    async def waiting_ids(self, variant: str) -> list[str]:
+        try:
+            return list(await self._redis.zrange(self._keys.queue_line(variant), 0, -1))
         except UNREACHABLE as exc:
             raise Unavailable(f"Redis: {exc}") from exc
 

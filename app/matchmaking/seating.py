@@ -27,16 +27,17 @@ HOLDER_LIMITS = frozenset({ErrorCode.TOO_MANY_TABLES_FOR_YOU,
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """A player of a group, with the client address they asked from."""
+    """A player of a group, with the client address they asked from and its seat."""
 
     player: Player
     address: str | None = None
+    seat: int = 0
 
 
 async def open_table(lobby: Lobby, cluster: Cluster | None, settings: TableSettings,
                      group: Sequence[Member], variant: str, level: Level,
                      rated: bool = False) -> tuple[Table, Player]:
-    """A new table of ``variant`` with ``group`` in seats 0, 1, ... in order and bots of
+    """A new table of ``variant`` with ``group`` in their seats and bots of
     ``level`` in the others, not started yet; with its owner, the first player of the
     group the lobby lets hold one more table (the same refusals as POST /api/tables when
     none may).  Leased to this node in a cluster, before anyone hears of it."""
@@ -53,8 +54,8 @@ async def open_table(lobby: Lobby, cluster: Cluster | None, settings: TableSetti
     if cluster is not None:
         await cluster.own(table)
     try:
-        for seat, member in enumerate(group):
-            await table.submit(SitDown(member.player, seat, arriving=True))
+        for member in group:
+            await table.submit(SitDown(member.player, member.seat, arriving=True))
         await fill_with_bots(table, owner, level)
     except TableError:
         await abandon(table, group)
@@ -95,9 +96,9 @@ async def start(table: Table, owner: Player, group: Sequence[Member], level: Lev
 
 async def abandon(table: Table, group: Sequence[Member]) -> None:
     """The group leaves its table (closed once its last human is gone)."""
-    for seat, member in enumerate(group):
+    for member in group:
         with contextlib.suppress(TableError):
-            await table.submit(LeaveSeat(member.player, seat))
+            await table.submit(LeaveSeat(member.player, member.seat))
 
 
 def everyone_here(table: Table) -> bool:

@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Protocol
 
-from .lines import ALIVE, SETTLED_TTL, Entry, groups
+from .lines import ALIVE, SETTLED_TTL, Apart, Entry, groups
 
 
 class Queue(Protocol):
@@ -31,9 +31,10 @@ class Queue(Protocol):
         stays (``forming`` or ``seated``: too late to leave)."""
         ...
 
-    async def pop(self, variant: str, now: float) -> list[list[Entry]]:
+    async def pop(self, variant: str, now: float, apart: Apart = ()) -> list[list[Entry]]:
         """Take the groups that can sit now out of ``variant``'s queue, in order of arrival
-        (:func:`~.lines.groups`).  Players not seen since ``now - ALIVE`` are dropped."""
+        (:func:`~.lines.groups`, never two players of a pair in ``apart`` together).
+        Players not seen since ``now - ALIVE`` are dropped."""
         ...
 
     async def settle(self, group: Sequence[Entry]) -> None:
@@ -42,6 +43,10 @@ class Queue(Protocol):
 
     async def waiting(self, variant: str) -> int:
         """How many players wait for ``variant``."""
+        ...
+
+    async def waiting_ids(self, variant: str) -> list[str]:
+        """The ids of the players in ``variant``'s queue (some may have gone)."""
         ...
 
 
@@ -77,7 +82,7 @@ class MemoryQueue:
         self._arrivals.pop(player_id, None)
         return None
 
-    async def pop(self, variant: str, now: float) -> list[list[Entry]]:
+    async def pop(self, variant: str, now: float, apart: Apart = ()) -> list[list[Entry]]:
         while self._settled and self._settled[0].seen < now - SETTLED_TTL:
             settled = self._settled.popleft()
             if self._entries.get(settled.player_id) is settled:
@@ -91,11 +96,11 @@ class MemoryQueue:
                 del self._entries[entry.player_id], self._arrivals[entry.player_id]
             else:
                 ready.append(entry)
-        made = groups(ready, now)
+        made = groups(ready, now, apart)
         for group in made:
             for entry in group:
-                entry.status = "forming"
-        return [[e.model_copy() for e in group] for group in made]
+                self._entries[entry.player_id].status = entry.status = "forming"
+        return made
 
     async def settle(self, group: Sequence[Entry]) -> None:
         for entry in group:
@@ -105,3 +110,7 @@ class MemoryQueue:
     async def waiting(self, variant: str) -> int:
         return sum(e.status == "waiting" and e.line == variant
                    for e in self._entries.values())
+
+    async def waiting_ids(self, variant: str) -> list[str]:
+        return [e.player_id for e in self._entries.values()
+                if e.status == "waiting" and e.line == variant]

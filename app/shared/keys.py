@@ -73,8 +73,18 @@ ANALYSIS = Name("analysis", "analysis", "saq's queue", "app/analysis/queues.py",
                 "the analysis jobs, one per match, and saq's upkeep",
                 stored="saq:{prefix}analysis:…, saq:job:{prefix}analysis:{match_id}")
 
+LIVE = Name("live", "live:{node_id}", "string (JSON), expires", "app/cluster/listing.py",
+            "a node's public matches in progress, merged by every node (the Watch list)")
+NOTICES = Name("notices", "notices", "channel", "app/community/notices.py",
+               "a notice for one player (its id, then the notice), told to the node of "
+               "each of its personal sockets")
+ONLINE = Name("online", "online", "sorted set", "app/community/presence.py",
+              "the players with a personal socket open, each until when its node "
+              "said so last (epoch ms)")
+
 NAMES = (LEASE, NODES, NODE, LOBBY, STARTED, TURN, PARKED, RELEASED, NEWS, SESSION, LIMITS,
-         QUEUE_ENTRY, QUEUE_LINE, QUEUE_ARRIVALS, DIRECTOR, ANALYSIS)
+         QUEUE_ENTRY, QUEUE_LINE, QUEUE_ARRIVALS, DIRECTOR, ANALYSIS, LIVE, NOTICES,
+         ONLINE)
 
 
 class Keys:
@@ -141,3 +151,14 @@ class Keys:
     def analysis(self) -> str:
         """saq's queue name (saq builds its keys from it)."""
         return self._name(ANALYSIS)
+
+    def live(self, node_id: str) -> str:
+        return self._name(LIVE, node_id=node_id)
+
+    @property
+    def notices(self) -> str:
+        return self._name(NOTICES)
+
+    @property
+    def online(self) -> str:
+        return self._name(ONLINE)

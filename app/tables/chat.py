@@ -48,10 +48,14 @@ class Chat:
         self._spectator_chat = spectator_chat
         self._recent: deque[ChatEvent] = deque(maxlen=KEPT)
         self._buckets: dict[str, TokenBucket] = {}
+        # Pairs of players of whom one blocks the other: neither reads the other.
+        self.apart: set[frozenset[str]] = set()
 
     def recent(self, client: Client) -> list[ChatEvent]:
         """The recent messages ``client`` may read, oldest first."""
-        return list(self._recent) if self.may_read(client) else []
+        if not self.may_read(client):
+            return []
+        return [line for line in self._recent if not self._blocked(client, line.player)]
 
     def may_read(self, client: Client) -> bool:
         return client.seat is not None or self._spectator_chat
@@ -65,7 +69,11 @@ class Chat:
         except TableError as exc:
             client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
             return
-        self._audience.broadcast(lambda viewer: line, to=self.may_read)
+        self._audience.broadcast(lambda viewer: line, to=lambda reader: self.may_read(
+            reader) and not self._blocked(reader, line.player))
+
+    def _blocked(self, reader: Client, sender: str) -> bool:
+        return frozenset((reader.player.id, sender)) in self.apart
 
     def _line(self, client: Client, command: Say) -> ChatEvent:
         """The event of ``client``'s message, kept; TableError if it is refused."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -59,6 +59,14 @@ class Ratings(Protocol):
     async def changes(self, match_id: str) -> list[RatingChangeOut]: ...
 
 
+class Blocks(Protocol):
+    """Who must not read whom (app/db/social.py's blocks).  May raise StorageError."""
+
+    async def apart(self, player_ids: Collection[str]) -> set[frozenset[str]]:
+        """The pairs among ``player_ids`` of whom one blocks the other."""
+        ...
+
+
 class Joinable(Protocol):
     """A new table as the finished one whose players it takes sees it (a rematch)."""
 
@@ -83,3 +91,4 @@ class Services:
     create: Callable[[Player, TableConfig], Joinable]  # the lobby's, for rematches
     clock: Clock = field(default_factory=LoopClock)
     ratings: Ratings | None = None  # None: no database to read them from (some tests)
+    blocks: Blocks | None = None  # None: nobody blocks anybody (no database)

@@ -27,7 +27,7 @@ from ..storage import Storage, StoredMatch
 from ..vocabulary import OPEN, SeatKind, TableStatus
 from .clock import Clock, LoopClock
 from .commands import LoadRatings
-from .config import Ratings, Services, TableConfig
+from .config import Blocks, Ratings, Services, TableConfig
 from .errors import TableError, shutting_down
 from .presence import await_return
 from .seats import Seat
@@ -76,7 +76,8 @@ class Lobby:
     It also counts the open sockets that app/api/routes/ws.py admits."""
 
     def __init__(self, settings: TableSettings, bots: BotRunner, storage: Storage,
-                 clock: Clock | None = None, ratings: Ratings | None = None) -> None:
+                 clock: Clock | None = None, ratings: Ratings | None = None,
+                 blocks: Blocks | None = None) -> None:
         """``clock``: the tables' timers run on it (the loop's by default, tests move theirs);
         ``ratings``: where seats' ratings are read (none: no ratings shown, no rated seat)."""
         self.tables: dict[str, Table] = {}
@@ -84,7 +85,7 @@ class Lobby:
         self.sockets_by_address = Quota(settings.max_sockets_per_address)
         self.sockets_by_player = Quota(settings.max_sockets_per_player)
         self._services = Services(settings, bots, storage, self.discard, self.create,
-                                  clock or LoopClock(), ratings)
+                                  clock or LoopClock(), ratings, blocks)
         self._settings = settings
         self._created: dict[str, tuple[int, float]] = {}  # id -> number, time.monotonic()
         self._next_number = 0
@@ -181,6 +182,15 @@ class Lobby:
         milliseconds; the table's JSON)."""
         return [(int(t.created_at * 1000), self._table_json(t).decode())
                 for t in self.tables.values() if _listed(t)]
+
+    def live(self) -> list[tuple[int, str, list[str]]]:
+        """The public matches in progress, newest first: (created, epoch milliseconds;
+        the table's JSON; the ids of its seated players), for the Watch list."""
+        playing = [t for t in self.tables.values()
+                   if t.status == TableStatus.PLAYING and not t.config.private]
+        playing.sort(key=lambda t: t.created_at, reverse=True)
+        return [(int(t.created_at * 1000), self._table_json(t).decode(),
+                 [s.player.id for s in t.seats if s.player is not None]) for t in playing]
 
     def get(self, table_id: str) -> Table:
         if self.stopping:

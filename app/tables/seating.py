@@ -41,6 +41,7 @@ async def sit_down(table: TableContext, command: SitDown) -> TablePublic:
                              account=rating is not None, rating=rating)
     if client is not None:
         client.seat = seat
+    await load_blocks(table)
     return table.changed(SeatEvent(seat=seat))
 
 
@@ -109,6 +110,19 @@ async def rematch(table: TableContext, command: Rematch) -> TablePublic:
     return result
 
 
+async def load_blocks(table: TableContext) -> None:
+    """Who of the seated players blocks whom, for the chat; read as each sits down, and
+    kept as it was while the database cannot say."""
+    book = table.services.blocks
+    ids = [held.player.id for held in table.seats if held.player is not None]
+    if book is None or len(ids) < 2:
+        return
+    try:
+        table.chat.apart = await book.apart(ids)
+    except StorageError as exc:
+        log.warning("blocks not read: %s", exc)
+
+
 async def seat_rating(table: TableContext, player_id: str) -> RatingView | None:
     """The player's rating in the table's variant, None for a guest.  Unreadable, an
     unrated table seats the player without one; a rated table refuses (503)."""
@@ -127,7 +141,9 @@ async def seat_rating(table: TableContext, player_id: str) -> RatingView | None:
 
 async def load_ratings(table: TableContext, command: LoadRatings) -> None:
     """The seats' ratings read again; once a rated match is over, its changes, each seat
-    shown at its new rating, and (``announce``) everyone told: event ``ratings``."""
+    shown at its new rating, and (``announce``) everyone told: event ``ratings``.  The
+    blocks between the seated players too (a table restored or moved)."""
+    await load_blocks(table)
     for held in table.seats:
         if held.player is not None:
             rating = await seat_rating(table, held.player.id)

@@ -46,6 +46,7 @@ class Seat:
         return SeatPublic(
             kind=self.kind,
             name=None if self.player is None else self.player.name,
+            player=None if self.player is None else self.player.id,
             level=self.level,
             connected=self.connected,
             autoplay=self.autoplay,

@@ -2,7 +2,7 @@
 entered as a summary and scored by the engine (docs/protocol.md, "Score sheets").
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0011
 Create Date: 2026-12-11
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012"
-down_revision: str | None = "0010"
+down_revision: str | None = "0011"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -22,7 +22,8 @@ router = APIRouter(tags=["accounts"])
 
 _refusals = error_responses({
     401: "`bad_credentials`, or a missing or bad token",
-    409: "`username_taken`, `already_an_account`, `not_an_account`",
+    403: "A guest logging out or changing a password (`not_an_account`)",
+    409: "`username_taken`, `already_an_account`",
     422: "`bad_username`, `reserved_username`, `weak_password`, or a malformed body",
     429: "`too_many_attempts` (logins, sign-ups), `too_many_requests` (any call: the REST "
          "rate), with `Retry-After` in seconds",

@@ -16,7 +16,7 @@ from ...errors import ErrorCode
 from ...matchmaking import Entry, Matchmaker
 from ...models import TablePublic
 from ...tables import TableError
-from ..deps import AddressDep, CallerDep, MatchmakerDep, PlayerDep
+from ..deps import AddressDep, CallerDep, CommunityDep, MatchmakerDep, PlayerDep
 from ..errors import error_responses
 
 router = APIRouter(tags=["play now"], responses=error_responses({
@@ -43,6 +43,10 @@ class QueueJoin(BaseModel):
         description="How long to wait for other people before bots fill the empty seats.")
     rated: bool = Field(default=False, description="Wait for rated players only, for a "
                         "rated match (accounts only).")
+    partner: str | None = Field(
+        default=None, min_length=1, max_length=64,
+        description="A player to sit with as a team (seats 0 and 2, or 1 and 3): seated "
+        "once the partner, naming the caller, waits too.")
 
 
 class QueueStatus(BaseModel):
@@ -88,16 +92,24 @@ def check_rated(rated: bool, caller: Caller) -> None:
                          "up or log in")
 
 
-@router.post("/queue", response_model_exclude_none=True, responses=RATED_ERRORS)
+@router.post("/queue", response_model_exclude_none=True, responses=error_responses({
+    403: "A rated match for a guest (`account_required`) or a player of too low a "
+         "reputation (`reputation_too_low`), or a partner of whom one blocks the other "
+         "(`player_blocked`)"}))
 async def join_queue(body: QueueJoin, caller: CallerDep, matchmaker: MatchmakerDep,
-                     address: AddressDep) -> QueueStatus:
+                     community: CommunityDep, address: AddressDep) -> QueueStatus:
     """Wait for other people who want a game of ``variant``: four of them are seated
     together at once; when the caller's ``wait_seconds`` are over, bots fill the empty
     seats.  Poll `GET /api/queue` (at least every 15 s: it keeps the place) to learn the
-    table.  Asking again for the same variant keeps the place; another variant moves."""
+    table.  Asking again for the same variant keeps the place; another variant moves.
+    Two players who name each other ``partner`` sit at one table as a team; the queue
+    never seats together two players of whom one blocks the other."""
     check_rated(body.rated, caller)
+    if body.partner is not None:
+        await community.check_partner(caller.player, body.partner)
+    reputation = await community.rated_reputation(caller.player) if body.rated else 100
     entry = await matchmaker.join(caller.player, body.variant, body.wait_seconds, address,
-                                  body.rated)
+                                  body.rated, body.partner, reputation)
     return await _status(matchmaker, entry)
 
 

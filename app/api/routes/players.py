@@ -16,7 +16,7 @@ from ...db import players
 from ...db.schemas import MatchSummary, PlayerStats
 from ...errors import ErrorCode
 from ...models import RatingView
-from ..deps import ViewerDep
+from ..deps import CommunityDep, ViewerDep
 from ..errors import ApiError, error_responses
 from .history import SessionDep
 
@@ -54,6 +54,12 @@ class SideRecord(BaseModel):
     won: int
 
 
+class ReputationOut(BaseModel):
+    value: int = Field(description="0 to 100; 100 for a new player (docs/community.md).")
+    finished: int = Field(description="Matches finished at their seat.")
+    left: int = Field(description="Matches left, or played mostly by the timer.")
+
+
 class PlayerProfile(BaseModel):
     id: str
     name: str
@@ -72,6 +78,7 @@ class PlayerProfile(BaseModel):
         default_factory=dict, description="By variant: the league division of the current "
         "season, 1 the top (docs/tournaments.md, \"Leagues\"); absent before a first "
         "rated match of the season.")
+    reputation: ReputationOut
 
 
 @router.get("/leaderboard")
@@ -97,7 +104,7 @@ async def leaderboard(
 
 
 @router.get("/players/{player_id}")
-async def player_profile(session: SessionDep, viewer: ViewerDep,
+async def player_profile(session: SessionDep, viewer: ViewerDep, community: CommunityDep,
                          player_id: Annotated[str, Path(max_length=64)]) -> PlayerProfile:
     """A player's page: ratings, ranks, rating history, stats, record with and against
     each bot level, last matches (private matches only for the player's own token)."""
@@ -105,6 +112,9 @@ async def player_profile(session: SessionDep, viewer: ViewerDep,
     if found is None:
         raise ApiError(ErrorCode.PLAYER_NOT_FOUND,
                        f"no player {player_id!r}")
+    reputation = await community.reputation(player_id)
     return PlayerProfile.model_validate(
         {f.name: getattr(found, f.name) for f in dataclasses.fields(found)}
-        | {"divisions": await divisions(session, player_id)})
+        | {"divisions": await divisions(session, player_id)}
+        | {"reputation": ReputationOut(value=reputation.value, finished=reputation.finished,
+                                       left=reputation.left)})

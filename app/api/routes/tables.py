@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response, status
 
@@ -25,7 +25,9 @@ from ...vocabulary import TableStatus
 from ..deps import (
     AddressDep,
     CallerDep,
+    CallerViewDep,
     ClusterDep,
+    CommunityDep,
     DatabaseDep,
     LobbyDep,
     PlayerDep,
@@ -51,12 +53,21 @@ PAGE, MAX_PAGE = 50, 100  # tables on a page of the list: by default, at most
 async def list_tables(
     lobby: LobbyDep,
     cluster: ClusterDep,
+    community: CommunityDep,
+    viewer: CallerViewDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = PAGE,
     cursor: Annotated[int | None, Query(ge=0, description="A page's `next_cursor`.")] = None,
+    status: Annotated[Literal["waiting", "playing"], Query(
+        description="`waiting`: open tables to sit at; `playing`: public matches in "
+        "progress to watch, the caller's friends' first (with an account's token).")] =
+        "waiting",
 ) -> Response:
-    """Public tables still waiting for players, newest first, a page at a time (in a
-    cluster: those of every node)."""
-    if cluster is None:
+    """Public tables still waiting for players, or (``status=playing``) public matches
+    in progress, newest first, a page at a time (in a cluster: those of every node)."""
+    if status == "playing":
+        page, total, next_cursor = await community.watch.page(
+            cursor, limit, await community.friend_ids(viewer))
+    elif cluster is None:
         page, total, next_cursor = lobby.open_tables(cursor, limit)
     else:
         page, total, next_cursor = await cluster.open_tables(cursor, limit)

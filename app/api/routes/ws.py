@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
@@ -21,10 +22,12 @@ from ...protocol import (
     PROTOCOL_VERSION,
     ActionRequest,
     ChatRequest,
+    ClientMessage,
     CloseCode,
     Error,
     Hello,
     Ping,
+    Pong,
     ProtocolError,
     Resume,
     ServerPing,
@@ -46,7 +49,7 @@ from ...tables import (
     TableError,
     TakeBack,
 )
-from ...tables.lobby import Quota
+from ...tables.lobby import Lobby, Quota
 from ..deps import AccountsDep, AddressDep, LobbyDep, SocketSettingsDep
 
 router = APIRouter()
@@ -77,18 +80,10 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
-        if address is not None and not _hold(lobby.sockets_by_address, address, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
-                          "too many sockets open from your network address")
-            return
-        caller = await _hello(websocket, settings, accounts)
+        caller = await _admit(websocket, settings, lobby, accounts, address, held)
         if caller is None:
             return
         player = caller.player
-        if not _hold(lobby.sockets_by_player, player.id, held):
-            await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
-                          "you have too many sockets open")
-            return
         try:
             table = lobby.get(table_id)
         except TableError as exc:
@@ -108,7 +103,7 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
         connection = Connection(settings)
         writer = asyncio.create_task(_write(websocket, client))
         tasks = [writer, asyncio.create_task(_heartbeat(client, connection))]
-        closing = await _read(websocket, client, connection, table)
+        closing = await _read(websocket, client, connection, _to_table(table, client))
         if closing is not None:
             client.close(closing.code, closing.reason)
             with contextlib.suppress(TimeoutError):
@@ -129,6 +124,25 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
         if websocket.application_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
+
+
+async def _admit(websocket: WebSocket, settings: SocketSettings, lobby: Lobby,
+                 accounts: Accounts, address: str | None,
+                 held: list[tuple[Quota, str]]) -> Caller | None:
+    """The socket's caller, within the sockets an address and a player may hold (counted
+    in ``held``, for the release), after its hello; None once refused and closed."""
+    if address is not None and not _hold(lobby.sockets_by_address, address, held):
+        await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
+                      "too many sockets open from your network address")
+        return None
+    caller = await _hello(websocket, settings, accounts)
+    if caller is None:
+        return None
+    if not _hold(lobby.sockets_by_player, caller.player.id, held):
+        await _refuse(websocket, CloseCode.TOO_MANY, ErrorCode.TOO_MANY_SOCKETS,
+                      "you have too many sockets open")
+        return None
+    return caller
 
 
 def _hold(quota: Quota, key: str, held: list[tuple[Quota, str]]) -> bool:
@@ -195,10 +209,10 @@ async def _hello(websocket: WebSocket, settings: SocketSettings,
     return None
 
 
-async def _read(
-    websocket: WebSocket, client: Client, connection: Connection, table: Table
-) -> Close | None:
-    """Frames to commands until the peer leaves (None) or must be closed (the Close)."""
+async def _read(websocket: WebSocket, client: Client, connection: Connection,
+                on_request: Callable[[ClientMessage], None]) -> Close | None:
+    """Frames to requests until the peer leaves (None) or must be closed (the Close):
+    pings answered here, a second hello refused, the others handed to ``on_request``."""
     settings = connection.settings
     while True:
         message = await websocket.receive()
@@ -217,18 +231,27 @@ async def _read(
         except ProtocolError as exc:
             client.send(Error(code=exc.code, message=str(exc)).model_dump_json())
             continue
+        if isinstance(request, Ping):
+            client.send(ServerPong(id=request.id, time=_now_ms()).model_dump_json())
+        elif isinstance(request, Hello):
+            client.send(Error(code=ErrorCode.BAD_MESSAGE,
+                              message="already said hello").model_dump_json())
+        elif not isinstance(request, Pong):  # a Pong only refreshes last_seen
+            on_request(request)
+
+
+def _to_table(table: Table, client: Client) -> Callable[[ClientMessage], None]:
+    """A table socket's requests, as commands to its table."""
+
+    def post(request: ClientMessage) -> None:
         if isinstance(request, ActionRequest):
             table.post(PlayAction(client, request.id, request.version, request.action))
-        elif isinstance(request, Ping):
-            client.send(ServerPong(id=request.id, time=_now_ms()).model_dump_json())
         elif isinstance(request, Resume):
             table.post(TakeBack(client))
         elif isinstance(request, ChatRequest):
             table.post(Say(client, request.text, request.phrase))
-        elif isinstance(request, Hello):
-            client.send(Error(code=ErrorCode.BAD_MESSAGE,
-                              message="already said hello").model_dump_json())
-        # a Pong only refreshes last_seen
+
+    return post
 
 
 async def _write(websocket: WebSocket, client: Client) -> None:

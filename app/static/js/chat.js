@@ -240,8 +240,13 @@ export function mountChat(section, { store, tableId, me, say }) {
   function onKey(event) {
     if (event.key === "Escape" && state.open && !section.querySelector("dialog:modal")) setOpen(false);
   }
+  /** The player menu's Mute (app/static/js/community.js): as the line's own button. */
+  function onMute(event) {
+    if (!state.muted.has(event.detail.player)) toggleMute({ player: event.detail.player });
+  }
   document.addEventListener("keydown", onKey);
   window.addEventListener("belote:redraw", render);
+  window.addEventListener("belote:mute", onMute);
 
   return {
     button,
@@ -249,6 +254,7 @@ export function mountChat(section, { store, tableId, me, say }) {
       unsubscribe();
       document.removeEventListener("keydown", onKey);
       window.removeEventListener("belote:redraw", render);
+      window.removeEventListener("belote:mute", onMute);
       panel.remove();
       bubbles.remove();
     },

@@ -2,7 +2,8 @@
 // of the client, so its strings can change without touching the others).
 
 export const LANGUAGES = ["en", "bg", "fr", "de", "es", "el", "ko"];
-const NAMESPACES = ["core", "history", "chat", "help", "play", "account", "analysis", "sheets", "competition"];
+const NAMESPACES = ["core", "history", "chat", "help", "play", "account", "analysis", "sheets",
+  "competition", "community"];
 const STORAGE_KEY = "belote.lang";
 
 let current = "en";

@@ -1,6 +1,7 @@
 // The app: header, settings, language, connection banner, and the hash router.
 
 import { accountMenu, renderAccount } from "./account.js";
+import { rememberTable, startChannel } from "./community.js";
 import { GUEST_FORGOTTEN, api, forgetGuest, guest } from "./api.js";
 import * as cards from "./cards.js";
 import { h, fill, popupMenu, storedFlag, storeFlag } from "./dom.js";
@@ -62,6 +63,11 @@ function header() {
   board.textContent = t("leaderboard.nav");
   board.title = t("leaderboard.nav");
   document.querySelector(".brand-name").textContent = t("app.title");
+  for (const [id, key] of [["nav-watch", "community.watch_nav"], ["nav-friends", "community.friends"]]) {
+    const link = document.querySelector(`[data-testid=${id}]`);
+    link.textContent = t(key);
+    link.title = t(key); // a sign alone on a phone
+  }
   fill(document.getElementById("login-slot"), accountMenu(ctx,
     document.querySelector("[data-testid=account-toggle]"), document.getElementById("account-menu")));
   const select = document.getElementById("lang");
@@ -86,11 +92,12 @@ function header() {
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
     : kind === "scores" ? "./scoresheet.js"
-    : kind === "tournaments" || kind === "league" ? "./tournaments.js" : "./history.js");
+    : kind === "tournaments" || kind === "league" ? "./tournaments.js"
+    : kind === "watch" || kind === "friends" ? "./friends.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
     leaderboard: module.renderLeaderboard, players: module.renderProfile, scores: module.renderScores,
-    league: module.renderLeague,
+    league: module.renderLeague, watch: module.renderWatch, friends: module.renderFriends,
     tournaments: /^(upcoming|running|finished)?$/.test(id) ? module.renderTournaments : module.renderTournament }[kind];
   return render(app, ctx, id);
 }
@@ -98,7 +105,7 @@ async function lazyPage(kind, id, token) {
 // A profile is nobody's section: it is reached from the board, a table, a match.
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
   scores: "nav-history", leaderboard: "nav-leaderboard", players: null, tournaments: "nav-tournaments",
-  league: "nav-league" };
+  league: "nav-league", watch: "nav-watch", friends: "nav-friends" };
 
 async function route() {
   const token = ++routeToken;
@@ -106,7 +113,7 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(tournaments|t|history|match|replay|rules|login|signup|leaderboard|players|scores|league)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(tournaments|t|history|match|replay|rules|login|signup|leaderboard|players|scores|league|watch|friends)?\/?([^/]*)/) || [];
   const section = kind in SECTIONS ? SECTIONS[kind] : kind === "login" || kind === "signup" ? null : "nav-lobby";
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
@@ -116,6 +123,7 @@ async function route() {
   try {
     await loadProtocol(); // every page speaks it; a failed load is retried by the next route
     if (token !== routeToken) return;
+    startChannel(ctx); // the player's notices, on every page (again for a new player)
     if ((kind === "t" && id) || kind === "scores") {
       if (!guest()) {
         fill(app, h("section.join-prompt", {}, nameCard(ctx, { onSaved: route,
@@ -124,6 +132,7 @@ async function route() {
         const done = (await lazyPage(kind, id, token)) || null;
         if (token === routeToken) cleanup = done;
       } else {
+        rememberTable(id);
         cleanup = renderTable(app, ctx, id);
         onTable = true;
       }
@@ -131,7 +140,7 @@ async function route() {
       cleanup = renderRules(app, ctx, id);
     } else if (kind === "login" || kind === "signup") {
       cleanup = renderAccount(app, ctx, kind);
-    } else if (kind === "history" || kind === "leaderboard" || kind === "tournaments" || kind === "league" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
+    } else if (kind === "history" || kind === "leaderboard" || kind === "tournaments" || kind === "league" || kind === "watch" || kind === "friends" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
       const done = (await lazyPage(kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
     } else {

@@ -7,6 +7,7 @@ import { ratingChart } from "./chart.js";
 import { matchRow, statsCards } from "./history.js";
 import { protocol } from "./protocol.js";
 import { ratingMark } from "./rating.js";
+import { playerMenu, reputationMark } from "./community.js";
 import { dateText, errorBox } from "./replay.js";
 
 export function renderProfile(root, ctx, rawId) {
@@ -29,7 +30,9 @@ function profilePage(ctx, player) {
     h("div.profile-head", {},
       h("h1", { "data-testid": "profile-name" }, player.name),
       h("p.match-meta", {}, t(player.account ? "profile.account" : "profile.guest"), " · ",
-        t("profile.since", { date: dateText(player.since * 1000) }))),
+        t("profile.since", { date: dateText(player.since * 1000) })),
+      h("div.profile-tools", {}, reputationMark(player.reputation),
+        playerMenu({ id: player.id, name: player.name }))),
     h("div.rating-cards", {}, variants.map((variant) => ratingCard(t, variant, player))),
     variants.filter((variant) => player.history[variant].length).map((variant) => h("section.chart-box", {},
       h("h2", {}, t("profile.history_title", { variant: t(`variant.${variant}`) })),

@@ -185,6 +185,18 @@ export function playNowCard(ctx) {
   return panel;
 }
 
+/** "Find players with a partner": wait in the queue with `partner` (a friend who does the
+ *  same), shown on the lobby's Play now card. */
+export async function findWithPartner(ctx, partner) {
+  ctxOf = ctx;
+  try {
+    follow(await api("POST", "/api/queue", { variant: storedVariant(), partner }));
+    if (waiting) ctx.navigate("#/");
+  } catch (exc) {
+    ctx.toast(exc);
+  }
+}
+
 /** After a reload of a tab that was waiting: the wait goes on, or the table found
  *  meanwhile opens. */
 async function resume() {

@@ -8,6 +8,7 @@ import { seatName } from "./labels.js";
 import { protocol } from "./protocol.js";
 import { foundByQueue } from "./quickplay.js";
 import { ratingMark } from "./rating.js";
+import { muteAtTable, playerMenu } from "./community.js";
 
 // The bot level last picked: the panel is drawn anew with every change of the table, and
 // a level chosen for the empty seats must not fall back to the default meanwhile.
@@ -56,6 +57,9 @@ export function setupPanel(frame, act, busy = false) {
     } else if (seat === mine) {
       controls.push(h("button.btn.ghost", { type: "button", "data-testid": "leave", disabled: busy,
         onclick: () => act(() => api("DELETE", `/api/tables/${id}/seats/${seat}`)) }, t("setup.leave")));
+    } else if (held.kind === "human") { // another player: its menu (friend, mute, block, report)
+      controls.push(playerMenu({ id: held.player, name: held.name },
+        { mute: muteAtTable, match: id }));
     }
     return h(`li.slot.${held.kind}${seat === mine ? ".mine" : ""}`, { "data-seat-slot": seat },
       h("span.slot-team", {}, t(seat % 2 ? "setup.team_b" : "setup.team_a")),

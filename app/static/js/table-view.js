@@ -14,6 +14,7 @@ import { plateTimeout, timeLeft, turnNotes } from "./turn-timer.js";
 import { ratingChange, ratingMark } from "./rating.js";
 import { coincheAuction, isCoincheAuction } from "./coinche-auction.js";
 import { strainOf } from "./coinche-labels.js";
+import { muteAtTable, playerMenu } from "./community.js";
 
 const RING = 2 * Math.PI * 27;
 
@@ -83,7 +84,8 @@ function plate(frame, seat, position, clockOffset, timedOut, change) {
     h("div.avatar", {}, toMove && frame.deadline ? [ring(frame, clockOffset), h("span.seconds")] : null,
       held.kind === "bot" ? botIcon() : h("span.initial", {}, (held.name || "?").slice(0, 1).toUpperCase())),
     h("div.plate-text", {},
-      h("div.plate-name", {}, seatName(table, seat)),
+      h("div.plate-name", {}, seatName(table, seat), held.kind === "human" && held.player
+        ? playerMenu({ id: held.player, name: held.name }, { mute: muteAtTable, match: table.id }) : null),
       h("div.plate-tags", {},
         held.kind === "bot" ? h("span.bot-badge", { "data-level": held.level }, t(`level.${held.level}`)) : null,
         ratingMark(held.rating, `span.rating.plate-rating${held.kind === "bot" ? ".bot-rating" : ""}`),

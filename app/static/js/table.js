@@ -15,6 +15,7 @@ import { lastTrick, lastTrickContent, matchOver, scoreSheetContent } from "./tab
 import { setupPanel } from "./setup.js";
 import { showRulesDialog } from "./rules.js";
 import { seatPositions } from "./labels.js";
+import { noticeLeavers } from "./community.js";
 import { toast } from "./toasts.js";
 import { tapGuard } from "./confirm-tap.js";
 import { paced } from "./pace.js";
@@ -115,6 +116,7 @@ export function renderTable(root, ctx, tableId) {
       const { previous, frame } = queue.shift();
       const before = previous || shown;
       const live = queue.length < CATCH_UP;
+      if (live) noticeLeavers(before, frame);
       const done = live && before && before.view ? finishedTrick(frame) : null;
       const sounds = live ? frameSounds(before, frame) : [];
       if (sounds[0] === "card") play(sounds.shift()); // with the card, before the trick's pause

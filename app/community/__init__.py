@@ -1,0 +1,33 @@
+"""The community (issue #32; docs/community.md): friends and presence, each player's own
+channel of notices, invitations, blocks and reports, the Watch list.
+
+- :mod:`.presence`: who has a personal socket open, in this process or in Redis;
+- :mod:`.notices`: the personal sockets of this node, and notices told on any node;
+- :mod:`.watch`: the public matches in progress, and who sits at which;
+- :mod:`.service`: who may befriend, block, report and invite whom.
+
+Each imports only those above it.
+"""
+
+from __future__ import annotations
+
+from ..cluster import Cluster
+from ..db import social
+from ..db.session import Database
+from ..shared import Shared
+from ..tables import Lobby
+from .notices import Notices
+from .presence import make_presence
+from .service import Community, CommunityError
+from .watch import Watch
+
+__all__ = ["Community", "CommunityError", "Notices", "Watch", "make_community"]
+
+
+def make_community(database: Database, shared: Shared, lobby: Lobby,
+                   cluster: Cluster | None) -> Community:
+    """The community's services, its notices listening already."""
+    notices = Notices(shared, make_presence(shared),
+                      lambda player_id: social.friend_ids(database, player_id))
+    notices.start()
+    return Community(database, notices, Watch(lobby, cluster))

@@ -1,0 +1,132 @@
+"""The community in the browser (issue #32), at desktop and phone sizes: two accounts who
+are friends see each other on the Friends page; one invites the other from its table and
+the invitee's notice, with Join, seats it there; a started public match is on the Watch
+page, the friend's first; a player's menu at the table and on the profile shows the
+player's reputation and offers Add friend, Mute, Block and Report.
+
+Its own server, whose bots think long: the matches stay in progress while they are looked
+at."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize, expect
+
+from tests.e2e.conftest import TIMEOUT_MS
+from tests.e2e.harness import DESKTOP, PHONE, Server, new_context, serve
+
+pytestmark = pytest.mark.e2e
+
+LANDSCAPE = ViewportSize(width=844, height=390)
+SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
+PASSWORD = "correct horse battery staple"
+Account = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serve(tmp_path_factory.mktemp("e2e-community"), BOT_DELAY="60",
+               SIGNUPS_PER_ADDRESS="1000", ARGON2_MEMORY_KIB="1024",
+               ARGON2_TIME_COST="1") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def rest(server: Server) -> Iterator[httpx2.Client]:
+    with httpx2.Client(base_url=server.http, timeout=TIMEOUT_MS / 1000) as client:
+        yield client
+
+
+def account(rest: httpx2.Client, username: str) -> Account:
+    made = rest.post("/api/accounts", json={"username": username, "password": PASSWORD})
+    assert made.status_code == 201, made.text
+    found: Account = made.json()
+    return found
+
+
+def call(rest: httpx2.Client, method: str, path: str, who: Account, body: Any = None) -> Any:
+    response = rest.request(method, path, json=body,
+                            headers={"Authorization": f"Bearer {who['token']}"})
+    assert response.status_code < 300, response.text
+    return response.json() if response.content else None
+
+
+def opened(browser: Browser, server: Server, who: Account, size: ViewportSize,
+           path: str) -> Page:
+    """A page of ``who`` (its session kept as the client keeps it) at ``path``."""
+    context = new_context(browser, server, size)
+    context.set_default_timeout(TIMEOUT_MS)
+    stored = json.dumps({**who, "account": True})
+    context.add_init_script(f"localStorage.setItem('belote.guest', {json.dumps(stored)});")
+    page = context.new_page()
+    page.goto(path)
+    return page
+
+
+def started_table(rest: httpx2.Client, who: Account) -> str:
+    table = call(rest, "POST", "/api/tables", who, {"name": "live"})
+    call(rest, "PUT", f"/api/tables/{table['id']}/seats/0", who)
+    for seat in (1, 2, 3):
+        call(rest, "PUT", f"/api/tables/{table['id']}/seats/{seat}/bot", who, {"level": "easy"})
+    call(rest, "POST", f"/api/tables/{table['id']}/start", who)
+    table_id: str = table["id"]
+    return table_id
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_friends_an_invitation_joined_and_the_watch_page(
+        browser: Browser, server: Server, rest: httpx2.Client, size: str,
+        tmp_path: Path) -> None:
+    ana, bob = account(rest, f"ana-{size}"), account(rest, f"bob-{size}")
+    call(rest, "POST", "/api/friends", ana, {"player": bob["id"]})
+    call(rest, "POST", "/api/friends", bob, {"player": ana["id"]})
+    page = opened(browser, server, bob, SIZES[size], "/#/friends")
+    try:
+        friend = page.locator("[data-testid=friend]")
+        expect(friend).to_have_count(1)
+        expect(friend).to_contain_text(f"ana-{size}")
+        expect(page.locator("[data-testid=find-with-partner]")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+
+        waiting = call(rest, "POST", "/api/tables", ana, {"name": "come"})
+        call(rest, "PUT", f"/api/tables/{waiting['id']}/seats/0", ana)
+        call(rest, "POST", f"/api/tables/{waiting['id']}/invitations", ana, {"player": bob["id"]})
+        notice = page.locator("[data-testid=notice-invitation]")
+        expect(notice).to_contain_text(f"ana-{size}")
+        notice.locator("[data-testid=notice-yes]").click()  # Join
+        expect(page.locator("#table")).to_have_attribute("data-table-id", waiting["id"])
+        seats = call(rest, "GET", f"/api/tables/{waiting['id']}", bob)["seats"]
+        assert [held.get("player") for held in seats[:2]] == [ana["id"], bob["id"]]
+
+        # At the table: Ana's menu, with her reputation.
+        page.locator("[data-seat-slot='0'] [data-testid=player-menu-toggle]").click()
+        menu = page.locator("[data-testid=player-menu]")
+        expect(menu.locator("[data-testid=reputation]")).to_have_attribute("data-reputation", "100")
+        for item in ("menu-friend", "menu-mute", "menu-block", "menu-report"):
+            expect(menu.locator(f"[data-testid={item}]")).to_be_visible()
+        page.keyboard.press("Escape")
+
+        others = started_table(rest, account(rest, f"eve-{size}"))
+        friends = started_table(rest, ana)
+        page.goto("/#/watch")
+        rows = page.locator("[data-testid=live-table]")
+        expect(rows.first).to_have_attribute("data-table", friends)  # the friend's first
+        expect(page.locator(f"[data-testid=live-table][data-table='{others}']")).to_be_visible()
+        page.screenshot(path=tmp_path / f"watch-{size}.png")
+
+        page.goto(f"/#/players/{ana['id']}")
+        expect(page.locator(".profile-tools [data-testid=reputation]")).to_be_visible()
+        page.locator(".profile-tools [data-testid=player-menu-toggle]").click()
+        page.locator("[data-testid=menu-report]").click()
+        dialog = page.locator("[data-testid=report-dialog]")
+        dialog.locator("[data-testid=report-reason]").select_option("abuse")
+        dialog.locator("[data-testid=report-send]").click()
+        expect(dialog).to_have_count(0)
+    finally:
+        page.context.close()

@@ -1,0 +1,102 @@
+"""The community across two real nodes sharing Redis and PostgreSQL: a friend request and
+an invitation made on node A reach a personal socket open on node B; a friend online on
+A shows online to a friend reading on B; a public match started on A is in B's Watch
+list (``GET /api/tables?status=playing``), its player's friend told where it sits; two
+partners queued on two nodes sit on one team."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from tests.cluster_nodes import Cluster, Node, cluster_of
+from tests.test_accounts_cluster import ENV, SECRET, call
+from tests.test_shared_keys import check_written
+from tests.waiting import eventually, within
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
+
+GUARD = 90  # seconds for the test's coroutine
+NOTICE = 10  # seconds a notice may take to arrive
+
+
+def channel(node: Node) -> str:
+    return f"ws://127.0.0.1:{node.port}/api/me/ws"
+
+
+async def opened(socket: ClientConnection, token: str) -> None:
+    await socket.send(json.dumps({"type": "hello", "protocol": 1, "token": token}))
+    assert json.loads(await socket.recv())["type"] == "welcome"
+
+
+async def notice(socket: ClientConnection, kind: str) -> dict[str, Any]:
+    async def read() -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(await socket.recv())
+            if message["type"] == "notice" and message["kind"] == kind:
+                return message
+    return await within(read(), NOTICE, f"a {kind} notice")
+
+
+async def across_nodes(cluster: Cluster) -> None:
+    a, b = cluster["A"], cluster["B"]
+    async with httpx2.AsyncClient(timeout=10) as http:
+        ana = await call(http, "POST", a, "/api/accounts", status=201,
+                         body={"username": "ana", "password": SECRET})
+        bob = await call(http, "POST", b, "/api/accounts", status=201,
+                         body={"username": "bob", "password": SECRET})
+        async with connect(channel(b), open_timeout=5, close_timeout=2) as bob_ws:
+            await opened(bob_ws, bob["token"])
+            await call(http, "POST", a, "/api/friends", ana["token"], {"player": bob["id"]})
+            assert (await notice(bob_ws, "friend_request"))["player"]["id"] == ana["id"]
+            await call(http, "POST", b, "/api/friends", bob["token"], {"player": ana["id"]})
+            async with connect(channel(a), open_timeout=5, close_timeout=2) as ana_ws:
+                await opened(ana_ws, ana["token"])
+                assert (await notice(bob_ws, "friend_online"))["online"] is True
+                seen = await call(http, "GET", b, "/api/friends", bob["token"])
+                assert seen["friends"][0]["online"] is True
+            table = await call(http, "POST", a, "/api/tables", ana["token"], {"name": "t"},
+                               status=201)
+            await call(http, "PUT", a, f"/api/tables/{table['id']}/seats/0", ana["token"])
+            await call(http, "POST", b, f"/api/tables/{table['id']}/invitations",
+                       ana["token"], {"player": bob["id"]}, status=204)
+            told = await notice(bob_ws, "invitation")
+            assert told["table"] == table["id"] and told["player"]["id"] == ana["id"]
+            for seat in (1, 2, 3):
+                await call(http, "PUT", a, f"/api/tables/{table['id']}/seats/{seat}/bot",
+                           ana["token"], {"level": "easy"})
+            await call(http, "POST", a, f"/api/tables/{table['id']}/start", ana["token"])
+
+            async def listed() -> bool:
+                page = await call(http, "GET", b, "/api/tables?status=playing")
+                return [t["id"] for t in page["tables"]] == [table["id"]]
+
+            await eventually(listed, NOTICE, "the match started on A in B's Watch list")
+            seen = await call(http, "GET", b, "/api/friends", bob["token"])
+            assert seen["friends"][0]["table"] == table["id"]
+
+            # Partners queued on two nodes sit on one team.
+            cleo = await call(http, "POST", a, "/api/accounts", status=201,
+                              body={"username": "cleo", "password": SECRET})
+            dan = await call(http, "POST", b, "/api/accounts", status=201,
+                             body={"username": "dan", "password": SECRET})
+            first = await call(http, "POST", a, "/api/queue", cleo["token"],
+                               {"partner": dan["id"], "wait_seconds": 0})
+            assert first["status"] == "waiting"  # until her partner comes
+            made = await call(http, "POST", b, "/api/queue", dan["token"],
+                              {"partner": cleo["id"], "wait_seconds": 0})
+            assert made["status"] == "seated"
+            seats = (await call(http, "GET", a, f"/api/tables/{made['table_id']}"))["seats"]
+            assert [seat.get("player") for seat in seats[::2]] == [cleo["id"], dan["id"]]
+    await check_written(cluster.redis_url, cluster.prefix)
+
+
+def test_the_community_across_nodes(tmp_path: Path) -> None:
+    with cluster_of(tmp_path, "AB", env=ENV) as cluster:
+        cluster.run(within(across_nodes(cluster), GUARD, "the test"))
+        assert cluster.errors() == []
