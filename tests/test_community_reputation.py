@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import insert
 
-from app.db.reputation import count_reputation, reputations
+from app.db.reputation import reputations
 from app.db.social_models import Reputation as Row
-from app.db.storage import MATCH_END, DatabaseStorage
+from app.db.storage import DatabaseStorage
 from app.main import create_app
 from app.matchlog import LoggedAction, MatchEnd
 from app.matchmaking.lines import Entry, groups
@@ -52,7 +52,7 @@ class Asleep(DatabaseStorage):
 def test_each_end_counts_finished_and_left(db_url: str) -> None:
     async def scenario() -> None:
         async with opened(db_url) as db:
-            storage = DatabaseStorage(db, subscribers=(*MATCH_END, count_reputation))
+            storage = DatabaseStorage(db)
             won, forfeit = Table(storage, "r-won", seed=1), Table(storage, "r-lost", seed=2)
             for table in (won, forfeit):
                 await table.start()
@@ -64,7 +64,7 @@ def test_each_end_counts_finished_and_left(db_url: str) -> None:
             assert await reputations(db, ["p-ana", "p-ivo", "p-new"]) == {
                 "p-ana": Reputation(finished=2), "p-ivo": Reputation(finished=1, left=1),
                 "p-new": Reputation()}
-            asleep = Table(Asleep(db, subscribers=(*MATCH_END, count_reputation)),
+            asleep = Table(Asleep(db),
                            "r-asleep", seed=3)
             await asleep.start()
             await asleep.play(10_000)
