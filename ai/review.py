@@ -37,7 +37,6 @@ from engine.actions import (
     action_name,
     is_announce,
     is_call,
-    point_value,
 )
 from engine.cards import FULL_DECK, NO_TRUMPS, Card, Mask, card_name, cards_of, parse_card
 from engine.deal import Deal, Phase
@@ -399,8 +398,8 @@ class _Judge:
         for seat, hand in enumerate(hands):
             belots[seat & 1] += pairs_held(hand, self.options.belot_cards[contract], set())
         tally = Tally(contract, deal.declarer, deal.multiplier,
-                      (team0, self.options.card_total(contract) - team0), (points[0], points[1]),
-                      (belots[0], belots[1]), valat, point_value(deal.bid) if deal.bid >= 0 else 0,
+                      (team0, self.options.card_total(contract) - team0),
+                      (points[0], points[1]), (belots[0], belots[1]), valat, value=deal.value,
                       solo=valat == deal.declarer & 1)
         return deal_lead(tally, m.obs.pool, self.options, team)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import cache
 
 from engine.cards import (
     BEATS,
@@ -66,35 +67,42 @@ def _strongest_first(contract: Contract, suit: int) -> tuple[Card, ...]:
 _ORDER = tuple(tuple(_strongest_first(k, suit) for suit in range(4)) for k in range(6))
 
 
-def distinct_moves(legal: Mask, remaining: Mask, contract: Contract) -> list[Card]:
+def distinct_moves(legal: Mask, remaining: Mask, contract: Contract,
+                   points: Sequence[int] | None = None) -> list[Card]:
     """One card of each group of equivalent legal cards, strongest first.
 
     Two cards of one hand are equivalent when they are of the same suit, score the same
     points and no card still in play (in a hand or on the table) lies between them in
     strength: swapping them can change no trick and no point.  Each suit's answer depends
-    on two bytes only, so it is computed once and kept.
+    on two bytes only, so it is computed once and kept (per table of ``points``, the
+    variant's card values in the contract: engine.cards.POINTS unless given).
     """
+    values = POINTS[contract] if points is None else points
+    table = _TABLE_IDS.setdefault(tuple(values), len(_TABLE_IDS))
     moves: list[Card] = []
     for suit in range(4):
         shift = 8 * suit
         held = legal >> shift & 0xFF
         if held:
-            key = (((contract << 2 | suit) << 8 | held) << 8) | (remaining >> shift & 0xFF)
+            key = ((((table << 3 | contract) << 2 | suit) << 8 | held) << 8) \
+                | (remaining >> shift & 0xFF)
             group = _GROUPS.get(key)
             if group is None:
-                group = _GROUPS[key] = _distinct_in_suit(legal, remaining, contract, suit)
+                group = _GROUPS[key] = _distinct_in_suit(legal, remaining, contract, suit,
+                                                         values)
             moves += group
     return moves
 
 
-# distinct_moves' answers per contract, suit, legal cards and cards in play of the suit.
+# distinct_moves' answers per table of card values, contract, suit, legal cards and cards
+# in play of the suit; the tables of card values met so far, numbered.
 _GROUPS: dict[int, tuple[Card, ...]] = {}
+_TABLE_IDS: dict[tuple[int, ...], int] = {}
 
 
 def _distinct_in_suit(legal: Mask, remaining: Mask, contract: Contract,
-                      suit: int) -> tuple[Card, ...]:
+                      suit: int, points: Sequence[int]) -> tuple[Card, ...]:
     moves = []
-    points = POINTS[contract]
     prev_legal, prev_points = False, -1
     for card in _ORDER[contract][suit]:
         bit = 1 << card
@@ -145,6 +153,9 @@ class Solver:
     ) -> None:
         self.contract = contract
         self.options = options
+        # The variant's card values in the contract (coinche's SA and TA differ).
+        self.points = options.points[contract]
+        self._bytes = _byte_points(self.points)
         self.horizon = horizon
         self.deadline = deadline
         self.cache: dict[int, tuple[int, int]] = {}
@@ -155,7 +166,7 @@ class Solver:
         self._core: Core | None = None
         if native and horizon >= 8:  # the compiled search is exact only
             self._core = Core(
-                TRUMPS[contract], BEATS[contract], options.points[contract], STRENGTH[contract],
+                TRUMPS[contract], options.beats[contract], self.points, STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
                 weight, options.no_undertrump_partner, options.must_undertrump,
                 cache_bits=CACHE_BITS,
@@ -173,8 +184,7 @@ class Solver:
         if self._core is not None:
             return self._native(self._core.search(hands, trick, leader, taken, -_INFINITY,
                                                   _INFINITY, self._seconds()))
-        win_seat, win_card, points = trick_state(trick, leader, self.contract,
-                                                 self.options.points[self.contract])
+        win_seat, win_card, points = trick_state(trick, leader, self.contract, self.points)
         return self._search(list(hands), list(trick), leader, win_seat, win_card, points,
                             self.horizon, taken, -_INFINITY, _INFINITY)
 
@@ -186,15 +196,14 @@ class Solver:
         hands = list(hands)
         trick = list(trick)
         seat = (leader + len(trick)) % 4
-        win_seat, win_card, points = trick_state(trick, leader, contract,
-                                                 self.options.points[contract])
+        win_seat, win_card, points = trick_state(trick, leader, contract, self.points)
         legal = legal_cards(hands[seat], trick, win_card, bool(trick) and
                             (win_seat - seat) & 1 == 0, contract, self.options)
         remaining = hands[0] | hands[1] | hands[2] | hands[3]
         for card in trick:
             remaining |= 1 << card
         values: dict[Card, int] = {}
-        for card in distinct_moves(legal, remaining, contract):
+        for card in distinct_moves(legal, remaining, contract, self.points):
             if self._core is not None:
                 values[card] = self._native(self._core.play(
                     hands, trick, leader, taken, card, -_INFINITY, _INFINITY, self._seconds()))
@@ -229,7 +238,7 @@ class Solver:
         hands[seat] ^= 1 << card
         if not trick or (1 << card) & BEATS[contract][win_card]:
             win_seat, win_card = seat, card
-        points += POINTS[contract][card]
+        points += self.points[card]
         if len(trick) < 3:
             trick.append(card)
             result = self._search(hands, trick, leader, win_seat, win_card, points, depth,
@@ -243,7 +252,7 @@ class Solver:
             if not hands[seat]:
                 result = gained + self._valat[taken]
             elif depth == 1:
-                result = gained + estimate(hands, contract)
+                result = gained + estimate(hands, contract, self._bytes)
             else:
                 result = gained + self._search(hands, [], win_seat, -1, -1, 0, depth - 1,
                                                taken, alpha - gained, beta - gained)
@@ -263,7 +272,7 @@ class Solver:
         if not trick:
             # What is left bounds the value: every point plus a valat while team 1 has
             # taken nothing, at worst nothing and team 1's valat while team 0 has not.
-            most = _points(hands[0] | hands[1] | hands[2] | hands[3], contract) + LAST_TRICK
+            most = _points(hands[0] | hands[1] | hands[2] | hands[3], self._bytes) + LAST_TRICK
             if not taken & 2:
                 most += self._valat[1]
             if most <= alpha:
@@ -287,9 +296,9 @@ class Solver:
         remaining = hands[0] | hands[1] | hands[2] | hands[3]
         for card in trick:
             remaining |= 1 << card
-        moves = distinct_moves(legal, remaining, contract)
+        moves = distinct_moves(legal, remaining, contract, self.points)
         if len(moves) > 1:
-            moves = _ordered(moves, trick, win_seat, win_card, seat, contract)
+            moves = _ordered(moves, trick, win_seat, win_card, seat, contract, self.points)
         alpha0, beta0 = alpha, beta
         maximizing = seat & 1 == 0
         best = -_INFINITY if maximizing else _INFINITY
@@ -329,23 +338,25 @@ _BYTE_WEIGHT = tuple(
           for s in range(4))
     for k in range(6)
 )
-_BYTE_POINTS = tuple(
-    tuple(tuple(sum(POINTS[k][8 * s + r] for r in range(8) if b >> r & 1) for b in range(256))
-          for s in range(4))
-    for k in range(6)
-)
+BytePoints = tuple[tuple[int, ...], ...]  # per suit, per byte of it: the points it holds
 
 
-def _points(cards: Mask, contract: Contract) -> int:
+@cache
+def _byte_points(points: tuple[int, ...]) -> BytePoints:
+    """Per suit and byte of that suit's cards, their points under one table of values."""
+    return tuple(tuple(sum(points[8 * s + r] for r in range(8) if b >> r & 1)
+                       for b in range(256)) for s in range(4))
+
+
+def _points(cards: Mask, points: BytePoints) -> int:
     """The card points of ``cards``."""
-    points = _BYTE_POINTS[contract]
     return (points[0][cards & 0xFF] + points[1][cards >> 8 & 0xFF]
             + points[2][cards >> 16 & 0xFF] + points[3][cards >> 24])
 
 
-def estimate(hands: Sequence[Mask], contract: Contract) -> int:
+def estimate(hands: Sequence[Mask], contract: Contract, points: BytePoints) -> int:
     """Team 0's share of the points still in the hands, by the weight of its cards."""
-    weights, points = _BYTE_WEIGHT[contract], _BYTE_POINTS[contract]
+    weights = _BYTE_WEIGHT[contract]
     total = LAST_TRICK
     ours = theirs = 0
     for seat in range(4):
@@ -362,7 +373,7 @@ def estimate(hands: Sequence[Mask], contract: Contract) -> int:
 
 def _ordered(
     moves: list[Card], trick: Sequence[Card], win_seat: int, win_card: Card, seat: int,
-    contract: Contract,
+    contract: Contract, points: Sequence[int],
 ) -> list[Card]:
     """Likely best moves first, so that alpha-beta cuts early.
 
@@ -371,7 +382,6 @@ def _ordered(
     trick, then the other cards, fattest first when the partner is winning, leanest
     first otherwise.
     """
-    points = POINTS[contract]
     strength = STRENGTH[contract]
     if not trick:
         return sorted(moves, key=lambda c: (-points[c], -strength[c]))

@@ -43,6 +43,10 @@ BOT_RATINGS: dict[str, dict[str, Rating]] = {
                   "hard": Rating(30.78, 2.15, bot=True)},
     "classic": {"easy": Rating(15.64, 2.32, bot=True), "normal": Rating(28.21, 2.19, bot=True),
                 "hard": Rating(31.25, 2.25, bot=True)},
+    # Provisional, not measured: classic's, until Coinche's bots (issue #31) are measured
+    # with bench/ratings.py.
+    "coinche": {"easy": Rating(15.64, 2.32, bot=True), "normal": Rating(28.21, 2.19, bot=True),
+                "hard": Rating(31.25, 2.25, bot=True)},
 }
 
 # Provisional until both hold: in the simulated populations the ratings first put nine

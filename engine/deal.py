@@ -354,7 +354,7 @@ class Deal:
             self._call(action, mover)
         elif phase == OVER:
             raise errors.GameOverError("the deal is over")
-        elif action >= ANNOUNCE:
+        elif ANNOUNCE <= action < END:
             if self.declaration_rules is None or self.tricks:
                 raise errors.IllegalAnnounceError(
                     f"seat {mover} cannot announce now: declarations are made in the first "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, action_name, is_call
-from .cards import CONTRACT_NAMES, SUITS, Card, Mask, card_name, cards_of
+from .cards import SUITS, Card, Mask, card_name, cards_of
 from .deal import Deal, Phase, trick_state
 from .declarations import COMBOS, DeclarationKind
 from .options import Options
@@ -55,6 +55,8 @@ class PublicObservation:
     contract: int | None
     declarer: int | None
     multiplier: int
+    value: int | None  # the standing point bid's value (coinche: 80..160, 250, 500)
+    out_of_turn: tuple[int, ...]  # seats that may coinche now though not to move (coinche)
     tricks: tuple[tuple[int, tuple[Card, ...]], ...]  # (leader, cards) of finished tricks
     leader: int  # of the current trick
     trick: tuple[Card, ...]
@@ -82,9 +84,12 @@ class PublicObservation:
             "hand_sizes": list(self.hand_sizes),
             "turned": None if self.turned is None else card_name(self.turned),
             "auction": [{"seat": s, "bid": action_name(a)} for s, a in self.auction],
-            "contract": None if self.contract is None else CONTRACT_NAMES[self.contract],
+            "contract": (None if self.contract is None
+                         else self.options.strain_names[self.contract]),
             "declarer": self.declarer,
             "multiplier": self.multiplier,
+            "value": self.value,
+            "out_of_turn": list(self.out_of_turn),
             "tricks": [
                 {"leader": leader, "cards": [card_name(c) for c in cards]}
                 for leader, cards in self.tricks
@@ -102,7 +107,7 @@ class PublicObservation:
             "totals": list(self.totals),
             "target": self.target,
             "pool": self.pool,
-            "results": [r.to_dict() for r in self.results],
+            "results": [self.options.deal_report(r) for r in self.results],
             "winner": self.winner,
         }
 
@@ -199,6 +204,8 @@ def _public_facts(match: Match, viewer: int | None) -> dict[str, Any]:
         "contract": deal.contract if has_contract else None,
         "declarer": deal.declarer if has_contract else None,
         "multiplier": deal.multiplier,
+        "value": deal.value or None if has_contract else None,
+        "out_of_turn": deal.out_of_turn(),
         "tricks": tuple(deal.tricks),
         "leader": deal.leader,
         "trick": tuple(deal.trick),

@@ -61,8 +61,8 @@ def test_the_stored_numbers_keep_their_meaning() -> None:
 
 def test_point_bids_and_coinche_have_their_record_names() -> None:
     """COINCHE.md §10.2's notation, one name a number, and nothing named past them."""
-    pinned = {256: "80C", 259: "80S", 260: "80SA", 261: "80TA", 262: "90C", 307: "160S", 309: "160TA",
-              310: "capotC", 315: "capotTA", 316: "generaleC", 321: "generaleTA",
+    pinned = {256: "80C", 259: "80S", 260: "80SA", 261: "80TA", 262: "90C", 307: "160S",
+              309: "160TA", 310: "capotC", 315: "capotTA", 316: "generaleC", 321: "generaleTA",
               322: "coinche", 323: "surcoinche"}
     for action, name in pinned.items():
         assert action_name(action) == name

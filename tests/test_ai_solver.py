@@ -12,7 +12,7 @@ import pytest
 
 import ai.solver as solver_module
 from ai.solver import NATIVE, SearchTimeout, Solver, distinct_moves, split, valat_weight
-from engine.cards import BEATS, POINTS, Mask, cards_of, parse_card
+from engine.cards import ALL_TRUMPS, BEATS, NO_TRUMPS, POINTS, Mask, cards_of, parse_card
 from engine.deal import legal_cards, trick_state
 from engine.options import Options
 from engine.scoring import LAST_TRICK
@@ -28,7 +28,7 @@ def brute(hands: list[Mask], trick: list[int], leader: int, contract: int,
         if i == 0 or (1 << card) & BEATS[contract][win_card]:
             win_seat, win_card = (leader + i) % 4, card
     if len(trick) == 4:
-        points = sum(POINTS[contract][c] for c in trick)
+        points = sum(options.points[contract][c] for c in trick)
         if not any(hands):
             points += LAST_TRICK
         gained = points if win_seat % 2 == 0 else 0
@@ -103,6 +103,27 @@ def test_solver_matches_exhaustive_search_on_endgames(native: bool) -> None:
         checked += 1
     assert checked == 400
     assert valats > 100  # the valat term is exercised, for either team
+
+
+# Coinche's own card values: SA's ace 19, TA's two tables; its two ruff flags.
+COINCHE = [Options.make("coinche", preset=preset, allow_sa=True, allow_ta=True, ta_values=ta)
+           for preset, ta in (("default", "J13"), ("ffb_contree", "J14"))]
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["python", "compiled"])
+def test_the_search_takes_the_variants_card_values(native: bool) -> None:
+    """Coinche's SA and TA value cards unlike Bulgarian NT and AT: the search (Python and
+    compiled) counts the variant's values, as the plain minimax does."""
+    rng = random.Random(31)
+    for n in range(90):
+        options = COINCHE[n % 2]
+        contract = (NO_TRUMPS, ALL_TRUMPS, rng.randrange(4))[n % 3]
+        hands, trick, leader = endgame(rng, 2 + n % 2)
+        taken = n % 4
+        solver = Solver(contract, options, native=native)
+        assert solver.value(hands, trick, leader, taken) == brute(
+            list(hands), list(trick), leader, contract, options, taken)
+    assert Options.make("coinche").points[NO_TRUMPS] != POINTS[NO_TRUMPS]
 
 
 def test_equivalent_cards_are_pruned_but_valued() -> None:

@@ -110,7 +110,7 @@ def test_unknown_table(client: TestClient, rest: Rest) -> None:
 
 def test_variants_list_each_flag_with_its_default_and_values(client: TestClient) -> None:
     variants = client.get("/api/variants").json()
-    assert set(variants) == {"bulgarian", "classic"}
+    assert set(variants) == {"bulgarian", "classic", "coinche"}
     assert variants["bulgarian"]["table_direction"] == {
         "default": "counterclockwise", "values": ["counterclockwise", "clockwise"]}
     assert variants["classic"]["table_direction"]["default"] == "clockwise"
@@ -118,6 +118,12 @@ def test_variants_list_each_flag_with_its_default_and_values(client: TestClient)
     assert variants["bulgarian"]["target_score"]["max"] == 1510
     assert "litige" in variants["classic"] and "litige" not in variants["bulgarian"]
     assert "long_run" in variants["bulgarian"] and "long_run" not in variants["classic"]
+    assert variants["coinche"]["preset"] == {"default": "default", "values": [
+        "default", "ffb_contree", "ffb_coinche", "pagat", "bga_coinche", "colver", "club_simple"]}
+    assert variants["coinche"]["rounding"] == {
+        "default": "nearest_5_up", "values": ["nearest_5_up", "nearest_6_up", "none"]}
+    assert variants["coinche"]["target_score"] == {"default": 1000, "values": [], "max": 10000}
+    assert "preset" not in variants["classic"]
 
 
 def test_client_files_are_served_and_revalidated(client: TestClient) -> None:

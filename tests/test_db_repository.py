@@ -28,10 +28,13 @@ OPTIONS = [
     Options.make("bulgarian"),
     Options.make("classic", target_score=301),
     Options.make("bulgarian", reshuffle_each_deal=False, target_score=51),
+    # a preset with a flag over it: the log keeps the preset's name and the flags applied
+    Options.make("coinche", preset="bga_coinche", target_score=1000),
 ]
 
 
-@pytest.mark.parametrize("options", OPTIONS, ids=["bulgarian", "classic", "cut-only"])
+@pytest.mark.parametrize("options", OPTIONS, ids=["bulgarian", "classic", "cut-only",
+                                                  "coinche"])
 def test_record_rebuilt_from_log_equals_live_record(db_url: str, options: Options) -> None:
     async def scenario() -> None:
         async with opened(db_url) as db:

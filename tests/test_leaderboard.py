@@ -155,7 +155,7 @@ def test_a_profile_shows_ratings_history_bots_and_matches(
     assert page["ratings"]["bulgarian"] == RatingView.of(
         ratings.Rating(29.0, 3.0), 40).model_dump()
     assert page["ratings"]["classic"] is None
-    assert page["rank"] == {"bulgarian": 2, "classic": None}
+    assert page["rank"] == {"bulgarian": 2, "classic": None, "coinche": None}
     assert [(h["match"], h["mu"]) for h in page["history"]["bulgarian"]] == [
         ("m0", 24.0), ("m1", 26.5), ("m2", 29.0)]
     assert page["history"]["classic"] == []
@@ -163,8 +163,8 @@ def test_a_profile_shows_ratings_history_bots_and_matches(
     # m0, m1, m2: seat 0 with seats 1 (easy), 2 (hard: partner), 3 (hard); won m0, m2.
     assert bots["hard"] == {"with": {"played": 3, "won": 2}, "against": {"played": 3, "won": 2}}
     assert bots["easy"] == {"with": {"played": 0, "won": 0}, "against": {"played": 3, "won": 2}}
-    assert bots["normal"]["with"]["played"] == 0 and set(page["bots"]) == {"bulgarian",
-                                                                           "classic"}
+    assert bots["normal"]["with"]["played"] == 0 and set(page["bots"]) == {
+        "bulgarian", "classic", "coinche"}
     assert [m["id"] for m in page["matches"]] == ["m2", "m1", "m0"]
     assert page["stats"]["by_variant"][0]["matches"] == 3
 

@@ -1,15 +1,17 @@
 """Perft for the card play, in the manner of python-chess's perft vectors.
 
-For a few fixed decks, dealers and auctions (both variants; a suit contract, NT and AT in
-bulgarian) the deal is driven to the start of play through :meth:`Deal.apply`, and the
-number of legal card sequences of the first trick (4 cards) and of the first two tricks
-(8 cards) is counted with :meth:`Deal.push`/:meth:`Deal.pop`.  Only cards are counted:
-announcements and belot are left out, so the counts are about the rules of RULES §5.
+For a few fixed decks, dealers and auctions (every variant; a suit contract, NT and AT in
+bulgarian, SA and TA in coinche) the deal is driven to the start of play through
+:meth:`Deal.apply`, and the number of legal card sequences of the first trick (4 cards)
+and of the first two tricks (8 cards) is counted with :meth:`Deal.push`/:meth:`Deal.pop`.
+Only cards are counted: announcements and belot are left out, so the counts are about the
+rules of RULES §5 (COINCHE.md §5).
 
 The expected numbers were computed once by the brute force below, which is written from
-RULES §3 (dealing), §1.3/§1.6 (trick winner) and the §5.2/§5.3 pseudocode, on lists of
-card names and without any engine code; ``test_reference_reproduces_vectors`` keeps it
-honest.  On a mismatch the test prints the count under each first card ("divide").
+RULES §3 (dealing; COINCHE.md §3.2 for coinche), §1.3/§1.6 (trick winner) and the
+§5.2/§5.3 pseudocode, on lists of card names and without any engine code;
+``test_reference_reproduces_vectors`` keeps it honest.  On a mismatch the test prints the
+count under each first card ("divide").  The Coinche auction has its perft at the end.
 """
 
 from __future__ import annotations
@@ -138,6 +140,16 @@ def _reference_hands(pos: Position) -> tuple[list[list[str]], str]:
         for seat in order:
             hands[seat] += deck[pos_in_deck:pos_in_deck + size]
             pos_in_deck += size
+    if pos.variant == "coinche":  # COINCHE.md §3.2: all 32 cards before the auction
+        hands = [[], [], [], []]
+        pos_in_deck = 0
+        for size in pos.flags.get("deal_packets", "3-2-3").split("-"):
+            for seat in order:
+                hands[seat] += deck[pos_in_deck:pos_in_deck + int(size)]
+                pos_in_deck += int(size)
+        last = [c for c in pos.calls if c not in ("pass", "coinche", "surcoinche")][-1]
+        strain = last.lstrip("0123456789").removeprefix("capot").removeprefix("generale")
+        return hands, {"SA": "NT", "TA": "AT"}.get(strain, strain)
     bids = [(order[i % 4], c) for i, c in enumerate(pos.calls)]
     if pos.variant == "bulgarian":
         contract_bids = [(s, c) for s, c in bids if c in ("C", "D", "H", "S", "NT", "AT")]
@@ -163,7 +175,8 @@ def reference_perft(pos: Position, plies: int) -> dict[str, int]:
     flags = pos.flags
 
     def legal(hand: list[str], trick: list[str]) -> list[str]:
-        if pos.variant == "bulgarian":
+        # coinche's SA and TA follow RULES §5.2's NT and AT (COINCHE.md §5.3, §5.4)
+        if pos.variant == "bulgarian" or contract in ("NT", "AT"):
             return _legal_bulgarian(hand, trick, contract)
         return _legal_classic(
             hand, trick, contract,
@@ -230,6 +243,17 @@ POSITIONS = [
              {"partner_ruff_no_undertrump": False}),
     # classic round two: all pass on the turned card, then seat 0 names spades
     Position("classic-round-two", "classic", 2, DECK_C, ["pass"] * 5 + ["S"], (60, 3529)),
+    # coinche: eight cards dealt 3-2-3 (or as deal_packets says) before the auction; the
+    # eldest leads whoever declared; the ruff flags as classic's
+    Position("coinche-hearts", "coinche", 3, DECK_A, ["80H", *PASS3], (96, 3796)),
+    Position("coinche-hearts-ffb", "coinche", 3, DECK_A, ["80H", *PASS3], (96, 3826),
+             {"undertrump_on_opponent_ruff": "optional", "partner_ruff_no_undertrump": False}),
+    Position("coinche-sans-atout", "coinche", 0, DECK_B, ["pass", "90SA", *PASS3], (98, 14154),
+             {"allow_sa": True}),
+    Position("coinche-tout-atout-2-3-3", "coinche", 1, DECK_C, ["100TA", *PASS3], (70, 16709),
+             {"allow_ta": True, "deal_packets": "2-3-3"}),
+    Position("coinche-capot-surcoinched", "coinche", 0, DECK_B,
+             ["pass", "capotS", "coinche", "surcoinche"], (28, 1018)),
 ]
 
 # ------------------------------------------------------------------ engine side
@@ -302,3 +326,104 @@ def test_dealt_hands_match_reference(pos: Position) -> None:
     assert got == [sorted(parse_card(c) for c in hand) for hand in hands]
     assert ("C", "D", "H", "S", "NT", "AT")[deal.contract] == contract
     assert deal.to_move == deal.leader == (pos.dealer + 1) % 4
+
+
+# ------------------------------------------------------------------ the Coinche auction
+
+# Perft of the auction (COINCHE.md §4): the number of call sequences of n calls from the
+# start, an out-of-turn coinche (``coinche_timing = any_time``) counting as one more way
+# to go on.  The reference below is written from §4.2's pseudocode and §4.3-§4.4 on
+# strings, without engine code; the engine's side walks Deal.apply on copies.
+
+VALUES = [str(v) for v in range(80, 161, 10)] + ["capot", "generale"]
+
+
+@dataclass
+class _Auction:
+    to_move: int
+    value: int = -1  # index in VALUES of the standing bid
+    declarer: int = -1
+    level: int = 0
+    passes: int = 0
+    over: bool = False
+
+
+def _reference_calls(a: _Auction, flags: dict[str, Any]) -> list[tuple[int, str]]:
+    strains = ["C", "D", "H", "S"] + ["SA"] * flags.get("allow_sa", False) \
+        + ["TA"] * flags.get("allow_ta", False)
+    top = len(VALUES) if flags.get("generale", False) else len(VALUES) - 1
+    p = a.to_move
+    calls = [(p, "pass")]
+    if a.level == 0 or flags.get("overbid_after_coinche", False):
+        calls += [(p, VALUES[v] + s) for v in range(a.value + 1, top) for s in strains]
+    if a.value >= 0 and a.level == 0:
+        for seat in range(4):
+            opponent = (seat - a.declarer) % 2 == 1
+            if opponent and (seat == p or flags.get("coinche_timing") == "any_time"):
+                calls.append((seat, "coinche"))
+    if a.value >= 0 and a.level == 1 and (p - a.declarer) % 2 == 0:
+        calls.append((p, "surcoinche"))
+    return calls
+
+
+def _reference_after(a: _Auction, seat: int, call: str) -> _Auction:
+    b = _Auction(**vars(a))
+    b.to_move = (seat + 1) % 4
+    if call == "pass":
+        b.passes += 1
+        b.over = b.passes == (4 if b.value < 0 else 3)
+    elif call == "coinche":
+        b.level, b.passes = 1, 0
+    elif call == "surcoinche":
+        b.level, b.over = 2, True
+    else:
+        b.value = next(i for i, v in enumerate(VALUES) if call.startswith(v) and
+                       call[len(v):] in ("C", "D", "H", "S", "SA", "TA"))
+        b.declarer, b.level, b.passes = seat, 0, 0
+    return b
+
+
+def reference_auction_perft(flags: dict[str, Any], dealer: int, depth: int) -> int:
+    def count(a: _Auction, left: int) -> int:
+        if left == 0:
+            return 1
+        if a.over:
+            return 0
+        return sum(count(_reference_after(a, s, c), left - 1) for s, c in
+                   _reference_calls(a, flags))
+    return count(_Auction((dealer + 1) % 4), depth)
+
+
+def engine_auction_perft(flags: dict[str, Any], dealer: int, depth: int) -> int:
+    def count(deal: Deal, left: int) -> int:
+        if left == 0:
+            return 1
+        if deal.phase != "auction":
+            return 0
+        total = 0
+        for seat in deal.actors():
+            for action in deal.legal_actions_of(seat):
+                after = deal.copy()
+                after.apply(action, seat)
+                total += count(after, left - 1)
+        return total
+    return count(Deal(Options.make("coinche", **flags), dealer, list(range(32))), depth)
+
+
+# flags, dealer, depth, count
+AUCTION_VECTORS = [
+    ({}, 3, 1, 41),  # 36 bids 80C..160S, 4 capots, pass
+    ({}, 3, 2, 841),
+    ({}, 0, 3, 10801),
+    ({"coinche_timing": "any_time"}, 3, 3, 11721),
+    ({"overbid_after_coinche": True, "coinche_timing": "any_time"}, 2, 3, 13161),
+    ({"allow_sa": True, "allow_ta": True, "generale": True}, 1, 2, 2179),
+]
+
+
+@pytest.mark.parametrize("vector", AUCTION_VECTORS,
+                         ids=[f"auction-{i}" for i in range(len(AUCTION_VECTORS))])
+def test_coinche_auction_perft(vector: tuple[dict[str, Any], int, int, int]) -> None:
+    flags, dealer, depth, expected = vector
+    assert engine_auction_perft(flags, dealer, depth) == expected
+    assert reference_auction_perft(flags, dealer, depth) == expected

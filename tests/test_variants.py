@@ -15,11 +15,11 @@ from ai.bot import make_bot
 from ai.solver import NATIVE, Solver
 from app.api.routes import server
 from engine import VARIANTS, Deal, Match, Options, Variant, find_variant, replay, write_record
-from engine.variants import Bulgarian, Classic
 from engine.actions import BID, PASS, Action, is_contract
 from engine.options import flag
 from engine.scoring import FAILED, MADE, Tally
 from engine.summary import score_summary
+from engine.variants import Bulgarian, Classic
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from ..actions import (
     GENERALE_LEVEL,
     GENERALE_VALUE,
     PASS,
+    POINT_BID,
     STRAIN_NAMES,
     SURCOINCHE,
     Action,
@@ -166,7 +167,10 @@ class Coinche(Options):
         multiplier = deal.multiplier
         calls: list[Action] = []
         if multiplier == 1 or self.overbid_after_coinche:
-            above = deal.bid - (deal.bid - point_bid(0, 0)) % 6 + 6 if deal.bid >= 0 else 0
+            above = 0  # the first bid of the level above the standing one
+            if deal.bid >= 0:
+                level = (deal.bid - POINT_BID) // len(STRAIN_NAMES)
+                above = POINT_BID + (level + 1) * len(STRAIN_NAMES)
             calls += self.bids[bisect_left(self.bids, above):]
         calls.append(PASS)
         if deal.bid >= 0:

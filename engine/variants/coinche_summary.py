@@ -39,8 +39,11 @@ def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
     except ValueError:
         bid = -1
     if bid not in rules.bids:
-        raise ValueError(f"contract must be a bid these options allow (80C to "
-                         f"{'generale' if rules.generale else 'capot'}..), not {name!r}")
+        last = "generale" if rules.generale else "capot"
+        enabled = sorted({contract_of(b) for b in rules.bids})
+        strains = " ".join(rules.strain_names[k] for k in enabled)
+        raise ValueError(f"contract must be a bid these options allow (80 to 160, or {last}, "
+                         f"then one of {strains}), not {name!r}")
     value, strain = point_value(bid), contract_of(bid)
     bidder = doc.get("bidder_team")
     if type(bidder) is not int or bidder not in (0, 1):
@@ -58,7 +61,11 @@ def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
     if solo and capot != bidder:
         raise ValueError("the declarer took every trick, so his team is the capot team")
     raw = _check_points(rules, points, capot, value, strain)
-    declarations = declaration_points(doc.get("declarations", [[], []]), strain, rules)
+    announced = doc.get("declarations", [[], []])
+    if announced != [[], []] and rules.declarations_in(strain) is None:
+        why = "in SA" if strain == SA else "with the flag announcements false"
+        raise ValueError(f"no announcements score {why}")
+    declarations = declaration_points(announced, strain, rules)
     belots = pair(doc, "belot", default=[0, 0])
     most = 0 if strain == SA or (strain == TA and rules.ta_belote == "none") \
         else 4 if strain == TA else 1
