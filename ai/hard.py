@@ -42,7 +42,7 @@ from .lead import deal_lead, pairs_held
 from .likelihood import PlayModel, likely_deal
 from .normal import normal_card
 from .point_search import hard_point_call
-from .points import is_point_auction, standing
+from .points import is_point_auction
 from .solver import NATIVE, SearchTimeout, Solver, split
 from .view import Level, View
 
@@ -145,7 +145,6 @@ class Scorer:
         self.done = done
         self.total = obs.options.card_total(self.contract)
         self.belot_cards = obs.options.belot_cards[self.contract]
-        self.value = standing(obs).value  # a point bid's (coinche), else 0
         self.rest = self.total - done[0] - done[1]
         self.declarations = _declarations(obs, extra)
         self.belots = [0, 0]
@@ -164,8 +163,8 @@ class Scorer:
         for seat, hand in enumerate(hands):
             belots[seat & 1] += pairs_held(hand, self.belot_cards, announced)
         tally = Tally(self.contract, self.declarer, self.obs.multiplier, card_points,
-                      self.declarations, (belots[0], belots[1]), valat, self.value,
-                      solo=valat == self.declarer & 1)
+                      self.declarations, (belots[0], belots[1]), valat,
+                      value=self.obs.value or 0, solo=valat == self.declarer & 1)
         return deal_lead(tally, self.obs.pool, self.obs.options, self.team)
 
 

@@ -56,7 +56,8 @@ STRAINS = 6
 # strain kind, fitted on solved random deals (ai/fit_point_weights.py): a suit contract
 # by (trump J, 9, A, 10, other trumps, side aces, side tens, side kings, voids,
 # singletons); no trumps by (aces, tens, kings, queens, longest suit); all trumps by
-# (jacks, nines, aces, tens, kings).  The intercept is an average partner's share.
+# (jacks, nines, aces, tens, kings), set by hand (not fitted yet).  The intercept is an
+# average partner's share.
 SUIT_WEIGHTS = (40.0, 20.2, 14.5, 15.0, 11.4, 14.8, 3.4, 0.8, 8.6, -6.7)
 SUIT_BASE = 36.5
 NT_WEIGHTS = (26.6, 7.9, 2.7, -1.2, 3.4)

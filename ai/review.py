@@ -399,7 +399,7 @@ class _Judge:
             belots[seat & 1] += pairs_held(hand, self.options.belot_cards[contract], set())
         tally = Tally(contract, deal.declarer, deal.multiplier,
                       (team0, self.options.card_total(contract) - team0),
-                      (points[0], points[1]), (belots[0], belots[1]), valat, deal.value,
+                      (points[0], points[1]), (belots[0], belots[1]), valat, value=deal.value,
                       solo=valat == deal.declarer & 1)
         return deal_lead(tally, m.obs.pool, self.options, team)
 

@@ -62,15 +62,7 @@ def colver_env(obs: Observation, rng: random.Random) -> colver.Env:
     every card ours do, under any house rules: it never refuses a card played)."""
     assert obs.contract is not None and obs.contract < NO_TRUMPS  # colver names a suit
     assert obs.declarer is not None
-    knowledge = infer_facts(obs)
-    hands: list[Mask] = sample(knowledge, rng)
-    hands[obs.seat] = obs.hand
-    plays = [((leader + i) % 4, card) for leader, cards in (*obs.tricks, (obs.leader, obs.trick))
-             for i, card in enumerate(cards)]
-    for seat, card in plays:
-        hands[seat] |= 1 << card
-    env = colver.Env.deal_with_hands(obs.dealer, [[to_colver(c) for c in cards_of(hand)]
-                                                  for hand in hands])
+    env, plays = _dealt(obs, rng)
     env.set_contract(COLVER_SUIT[obs.contract], CONTRACT_VALUE, obs.declarer & 1, 0)
     env.set_phase_playing()
     env.smart_ismcts_init()
@@ -160,8 +152,17 @@ class ColverBot(HardBot):
 
 
 def colver_deal(obs: Observation, rng: random.Random) -> tuple[colver.Env, list[int]]:
-    """The deal as dealt, in colver's terms, with the seat's own cards and the others'
-    drawn from what the seat knows; and colver's numbers of the actions so far."""
+    """The deal as dealt, in colver's terms (:func:`_dealt`), and colver's numbers of
+    the actions so far."""
+    env, plays = _dealt(obs, rng)
+    history = [call_to_colver(call) for _, call in obs.auction]
+    return env, history + [to_colver(card) for _, card in plays]
+
+
+def _dealt(obs: Observation, rng: random.Random) -> tuple[colver.Env, list[tuple[int, Card]]]:
+    """A colver environment at the deal's start, with the seat's own cards and the
+    others' (the cards they played and a deal of their hidden ones drawn from what the
+    seat knows); and the cards played so far, (seat, card) in order."""
     hands: list[Mask] = sample(infer_facts(obs), rng)
     hands[obs.seat] = obs.hand
     plays = [((leader + i) % 4, card) for leader, cards in (*obs.tricks, (obs.leader, obs.trick))
@@ -170,5 +171,4 @@ def colver_deal(obs: Observation, rng: random.Random) -> tuple[colver.Env, list[
         hands[seat] |= 1 << card
     env = colver.Env.deal_with_hands(obs.dealer, [[to_colver(c) for c in cards_of(hand)]
                                                   for hand in hands])
-    history = [call_to_colver(call) for _, call in obs.auction]
-    return env, history + [to_colver(card) for _, card in plays]
+    return env, plays

@@ -87,7 +87,7 @@ def test_the_last_word_moves_the_bar_only_there(variant: str,
     assert last >= 5 and elsewhere >= 10
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_variant_has_its_bid_table_and_threshold(variant: str) -> None:
     """What a new variant brings for hard's calls (docs/variants.md): its cells of
     ai/bid_table.json and its threshold; none for an auction of point bids, which hard
