@@ -17,6 +17,7 @@ from app import events
 from app.errors import ErrorCode
 from app.protocol import PROTOCOL_VERSION, CloseCode
 from app.tables.chat import MAX_TEXT, PHRASES
+from app.vocabulary import BotPace
 from engine.variants import VARIANTS
 from tests.conftest import Rest
 
@@ -37,6 +38,7 @@ def test_the_protocol_is_served_as_the_server_defines_it(served: dict[str, Any])
         "close_codes": {code.name: code.value for code in CloseCode},
         "final_close_codes": [4001, 4002, 4003, 4004, 4009, 4400],
         "levels": {"values": list(LEVELS), "default": "normal"},
+        "bot_paces": {"values": list(BotPace), "default": "normal"},
         "variants": {"values": list(VARIANTS), "default": "bulgarian"},
         "chat": {"phrases": list(PHRASES), "max_text": MAX_TEXT},
         "events": events.schema(),

@@ -90,7 +90,8 @@ def table_state(page: Page) -> TableState:
 
 @dataclass
 class Frames:
-    """Every WebSocket frame a page sends and receives, parsed, in order."""
+    """Every frame a page's table sockets send and receive, parsed, in order (not the
+    player's own channel of notices, ``/api/me/ws``, open on every page)."""
 
     sent: list[dict[str, Any]] = field(default_factory=list)
     received: list[dict[str, Any]] = field(default_factory=list)
@@ -103,6 +104,8 @@ class Frames:
         return frames
 
     def _opened(self, socket: WebSocket) -> None:
+        if "/api/tables/" not in socket.url:
+            return
         self.sockets += 1
         socket.on("framesent", lambda payload: self.sent.append(_parse(payload)))
         socket.on("framereceived", lambda payload: self.received.append(_parse(payload)))
