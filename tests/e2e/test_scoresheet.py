@@ -58,6 +58,7 @@ def test_a_match_with_real_cards_is_kept_deal_by_deal_on_a_phone(open_page: Open
     expect(page.locator("[data-testid=sheet-points]")).to_have_value("100")
     page.locator("[data-testid=sheet-undo]").click()
     expect(page.locator("[data-testid=sheet-deal-row]")).to_have_count(0)
+    expect(page.locator("[data-testid=sheet-points]")).to_have_value("")  # the form drawn anew
     expect(page.locator("[data-testid=sheet-total-1]")).to_have_text("0")
     for _ in range(2):
         all_trumps_doubled(page)
