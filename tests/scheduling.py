@@ -33,6 +33,6 @@ def work_unit(path: str) -> str:
     return path
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own choice of its loadfile
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # before xdist chooses; none without xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> Units | None:
     return Units(config, log) if config.getvalue("dist") == "loadfile" else None
