@@ -86,8 +86,9 @@ def _views(record: Mapping[str, Any], wanted: set[tuple[int, int]]
             for action in read_action(raw):
                 if (i, step) in wanted and (i, step) not in views and (
                         is_call(action) or is_play(action)):
-                    view = seat_view(match, seat)
-                    views[(i, step)] = (seat, {k: v for k, v in view.items() if k not in PAST})
+                    view = {k: v for k, v in seat_view(match, seat).items() if k not in PAST}
+                    view["table_direction"] = match.options.table_direction
+                    views[(i, step)] = (seat, view)
                 match.apply_action(action, seat)
     return views
 

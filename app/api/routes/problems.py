@@ -36,7 +36,8 @@ class Problem(BaseModel):
     deal: int = Field(description="The deal's place in its match, from 0.")
     seat: int
     position: dict[str, Any] = Field(
-        description="The seat's view then, as a table sends it to that seat.")
+        description="The seat's view then, as a table sends it to that seat (without the "
+        "last deal's trick and announcements), and the table's `table_direction`.")
     options: list[str] = Field(description="The choices: its legal cards, or calls.")
     played_at: str = Field(description="When its match ended.")
     attempts: int = Field(description="The caller's attempts (0 without a token).")
