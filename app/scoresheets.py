@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.actions import action_name
 from engine.options import Options
 from engine.record import read_options
 from engine.scoring import DealResult, MatchProgress, after_deal
 from engine.summary import score_summary
+from engine.variants.coinche import Coinche
+from engine.variants.coinche_summary import DEAL_POINTS, capot_points
 
 from .db.scoresheets import SheetRow
 
@@ -37,6 +40,38 @@ class Scored:
 def options_of(variant: str, flags: dict[str, Any]) -> Options:
     """The sheet's rules; ValueError names a bad variant or flag."""
     return read_options({"variant": variant, "options": flags})
+
+
+def form_of(options: Options) -> dict[str, Any]:
+    """What a deal's entry form offers and checks, as the engine has it, so that a client
+    holds no copy of it: the contracts (a Coinche bid's strains), each one's card points
+    and most belots, those where declarations score, the multipliers; in Coinche the bid
+    values (``100``, ``capot``...), the multiplier of each coinche level and the capot
+    team's card points (``bid``: a capot or générale contract; ``unbid``: another)."""
+    coinche = options if isinstance(options, Coinche) else None
+    contracts = coinche.strains() if coinche else list(options.contracts)
+    names = {k: options.strain_names[k] for k in contracts}
+    form: dict[str, Any] = {
+        "contracts": list(names.values()),
+        "multipliers": list(options.multipliers),
+        "declaration_contracts": [n for k, n in names.items()
+                                  if options.declarations_in(k) is not None],
+        "card_totals": {n: DEAL_POINTS if coinche else options.card_total(k)
+                        for k, n in names.items()},
+        "most_belots": {n: options.most_belots(k) for k, n in names.items()},
+        "coinche": None,
+    }
+    if coinche is not None:
+        strain = coinche.strain_names[contracts[0]]
+        values = list(dict.fromkeys(action_name(b).removesuffix(strain) for b in coinche.bids
+                                    if action_name(b).endswith(strain)))
+        form["coinche"] = {
+            "bid_values": values,
+            "multipliers": [1, 2, coinche.surcoinche_multiplier],
+            "capot_points": {"bid": capot_points(coinche, True),
+                             "unbid": capot_points(coinche, False)},
+        }
+    return form
 
 
 def score(sheet: SheetRow) -> Scored:

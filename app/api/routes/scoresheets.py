@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.cards import CONTRACT_NAMES
 from engine.variants import Variant
 
 from ... import scoresheets
@@ -46,6 +45,16 @@ class SheetDeal(BaseModel):
     summary: dict[str, Any] = Field(description="The summary as kept.")
 
 
+class CoincheForm(BaseModel):
+    bid_values: list[str] = Field(description="A bid's value before its strain: `80` to "
+                                  "`160`, `capot`, `generale` when enabled (`100` + `S`).")
+    multipliers: list[int] = Field(description="The multiplier of each `coinche` level "
+                                   "(0: none, 1: coinched, 2: surcoinched).")
+    capot_points: dict[str, int] = Field(description="The capot team's card points: `bid` "
+                                         "when the contract is a capot or générale, "
+                                         "`unbid` otherwise.")
+
+
 class Sheet(BaseModel):
     id: str
     variant: str
@@ -57,10 +66,17 @@ class Sheet(BaseModel):
     totals: list[int]
     hanging: int = Field(description="Points hanging, carried into the next deal.")
     winner: int | None
-    contracts: list[str] = Field(description="The contracts the variant has, for a form.")
+    contracts: list[str] = Field(description="The contracts the variant has, for a form "
+                                 "(Coinche: the strains its bids may name).")
     multipliers: list[int] = Field(description="The multipliers a deal may be played at.")
     declaration_contracts: list[str] = Field(
         description="The contracts in which declarations score (none: no declarations).")
+    card_totals: dict[str, int] = Field(description="Each contract's card points in a "
+                                        "deal, the last trick's 10 included (no capot).")
+    most_belots: dict[str, int] = Field(description="The most belots a deal may hold in "
+                                        "each contract.")
+    coinche: CoincheForm | None = Field(description="Coinche's own entries; null in the "
+                                        "other variants.")
 
 
 class DealScore(BaseModel):
@@ -78,13 +94,9 @@ class SheetPage(BaseModel):
 
 def sheet_view(sheet: SheetRow) -> Sheet:
     scored = scoresheets.score(sheet)
-    options = scoresheets.options_of(sheet.variant, sheet.options)
-    contracts = [CONTRACT_NAMES[k] for k in options.contracts]
+    form = scoresheets.form_of(scoresheets.options_of(sheet.variant, sheet.options))
     return Sheet(
-        contracts=contracts, multipliers=list(options.multipliers),
-        declaration_contracts=[name for k, name in zip(options.contracts, contracts, strict=True)
-                               if options.declarations_in(k) is not None],
-        id=sheet.id, variant=sheet.variant, options=sheet.options, names=sheet.names,
+        **form, id=sheet.id, variant=sheet.variant, options=sheet.options, names=sheet.names,
         created_at=sheet.created_at.isoformat(), target=scored.progress.target,
         deals=[SheetDeal(result=r.to_dict(), summary=s)
                for r, s in zip(scored.results, sheet.summaries, strict=True)],
