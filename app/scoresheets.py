@@ -35,6 +35,11 @@ class Scored:
     results: list[DealResult]
     progress: MatchProgress
     hanging: int
+    options: Options
+
+    def report(self, index: int) -> dict[str, object]:
+        """A deal's result as ``python -m engine score`` prints it (the variant's report)."""
+        return self.options.deal_report(self.results[index])
 
 
 def options_of(variant: str, flags: dict[str, Any]) -> Options:
@@ -85,7 +90,7 @@ def score(sheet: SheetRow) -> Scored:
         results.append(result)
         hanging = result.hanging
         progress = after_deal(progress, result, options)
-    return Scored(results, progress, hanging)
+    return Scored(results, progress, hanging, options)
 
 
 def check_deal(sheet: SheetRow, summary: Any) -> dict[str, Any]:
@@ -112,4 +117,7 @@ def check_deal(sheet: SheetRow, summary: Any) -> dict[str, Any]:
 
 
 def _complete(sheet: SheetRow, summary: dict[str, Any], hanging: int) -> dict[str, Any]:
-    return {**summary, "variant": sheet.variant, "options": sheet.options, "carry_in": hanging}
+    """The summary as the engine reads it: the sheet's rules, and the pool hanging when
+    there is one (Coinche has none, and its summaries take no ``carry_in``)."""
+    pool = {"carry_in": hanging} if hanging else {}
+    return {**summary, "variant": sheet.variant, "options": sheet.options, **pool}

@@ -98,8 +98,8 @@ def sheet_view(sheet: SheetRow) -> Sheet:
     return Sheet(
         **form, id=sheet.id, variant=sheet.variant, options=sheet.options, names=sheet.names,
         created_at=sheet.created_at.isoformat(), target=scored.progress.target,
-        deals=[SheetDeal(result=r.to_dict(), summary=s)
-               for r, s in zip(scored.results, sheet.summaries, strict=True)],
+        deals=[SheetDeal(result=scored.report(i), summary=s)
+               for i, s in enumerate(sheet.summaries)],
         totals=list(scored.progress.totals), hanging=scored.hanging,
         winner=scored.progress.winner)
 
@@ -162,7 +162,7 @@ async def add_deal(sheet_id: SheetId, player: PlayerDep, database: DatabaseDep,
     except StorageUnavailable:
         raise _unavailable() from None
     scored = scoresheets.score(_found(sheet, sheet_id))
-    return DealScore(number=len(scored.results) - 1, **scored.results[-1].to_dict(),
+    return DealScore(number=len(scored.results) - 1, **scored.report(-1),
                      totals=list(scored.progress.totals), winner=scored.progress.winner)
 
 
