@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.actions import action_name
+from engine.actions import action_name, contract_of, point_value
 from engine.options import Options
 from engine.record import read_options
 from engine.scoring import DealResult, MatchProgress, after_deal
@@ -51,8 +51,8 @@ def form_of(options: Options) -> dict[str, Any]:
     """What a deal's entry form offers and checks, as the engine has it, so that a client
     holds no copy of it: the contracts (a Coinche bid's strains), each one's card points
     and most belots, those where declarations score, the multipliers; in Coinche the bid
-    values (``100``, ``capot``...), the multiplier of each coinche level and the capot
-    team's card points (``bid``: a capot or générale contract; ``unbid``: another)."""
+    values (``100``, ``capot``...), the multiplier of each coinche level and, per bid
+    value, the capot team's card points."""
     coinche = options if isinstance(options, Coinche) else None
     contracts = coinche.strains() if coinche else list(options.contracts)
     names = {k: options.strain_names[k] for k in contracts}
@@ -68,13 +68,13 @@ def form_of(options: Options) -> dict[str, Any]:
     }
     if coinche is not None:
         strain = coinche.strain_names[contracts[0]]
-        values = list(dict.fromkeys(action_name(b).removesuffix(strain) for b in coinche.bids
-                                    if action_name(b).endswith(strain)))
+        bids = {action_name(b).removesuffix(strain): b for b in coinche.bids
+                if contract_of(b) == contracts[0]}
         form["coinche"] = {
-            "bid_values": values,
+            "bid_values": list(bids),
             "multipliers": [1, 2, coinche.surcoinche_multiplier],
-            "capot_points": {"bid": capot_points(coinche, True),
-                             "unbid": capot_points(coinche, False)},
+            "capot_points": {name: capot_points(coinche, point_value(b))
+                             for name, b in bids.items()},
         }
     return form
 

@@ -188,11 +188,16 @@ def test_a_coinche_deal_is_scored_as_the_engine_scores_it(
     coinche = sheet["coinche"]
     assert coinche["bid_values"][:2] == ["80", "90"] and "capot" in coinche["bid_values"]
     assert coinche["multipliers"] == [1, 2, 4]
+    assert set(coinche["capot_points"]) == set(coinche["bid_values"])
+    assert (coinche["capot_points"]["80"], coinche["capot_points"]["capot"]) == (252, 252)
     assert set(sheet["card_totals"].values()) == {162}
     assert sheet["most_belots"] == {"C": 1, "D": 1, "H": 1, "S": 1}
     both = new_sheet(client, ana, "coinche", {"allow_sa": True, "allow_ta": True,
-                                              "ta_belote": "none"})
+                                              "ta_belote": "none", "generale": True,
+                                              "unannounced_capot_bonus": False})
     assert both["contracts"] == ["C", "D", "H", "S", "SA", "TA"]
+    assert {v: both["coinche"]["capot_points"][v] for v in ("80", "capot", "generale")} == {
+        "80": 162, "capot": 252, "generale": 252}
     assert (both["most_belots"]["SA"], both["most_belots"]["TA"]) == (0, 0)
     response = client.post(f"/api/scoresheets/{sheet['id']}/deals", json=COINCHED, headers=ana)
     assert response.status_code == 201, response.text

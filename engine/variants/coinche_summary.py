@@ -77,9 +77,11 @@ def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
     return DealResult(**{**{f: getattr(result, f) for f in result.__slots__}, "bidder": None})
 
 
-def capot_points(rules: Coinche, announced: bool) -> int:
-    """The capot team's card points: 162 and the capot's 90 more, when the contract
-    announced it (capot, générale) or ``unannounced_capot_bonus`` gives it anyway (§7.1)."""
+def capot_points(rules: Coinche, value: int) -> int:
+    """The capot team's card points under a bid of ``value``: 162 and the capot's 90 more,
+    when the bid announced it (capot, générale) or ``unannounced_capot_bonus`` gives it
+    anyway (§7.1)."""
+    announced = value in (CAPOT_VALUE, GENERALE_VALUE)
     return DEAL_POINTS + (90 if announced or rules.unannounced_capot_bonus else 0)
 
 
@@ -94,7 +96,7 @@ def _check_points(rules: Coinche, points: list[int], capot: int | None, value: i
             raise ValueError(f"no set of tricks gives card_points {points[0]} and "
                              f"{points[1]}: they add up to 162 without a capot")
         return points[0], points[1]
-    whole = capot_points(rules, value in (CAPOT_VALUE, GENERALE_VALUE))
+    whole = capot_points(rules, value)
     if points[capot] != whole or points[1 - capot] != 0:
         raise ValueError(f"team {capot} took every trick, so card_points are {whole} "
                          f"for it and 0 for the other team")

@@ -50,9 +50,8 @@ class CoincheForm(BaseModel):
                                   "`160`, `capot`, `generale` when enabled (`100` + `S`).")
     multipliers: list[int] = Field(description="The multiplier of each `coinche` level "
                                    "(0: none, 1: coinched, 2: surcoinched).")
-    capot_points: dict[str, int] = Field(description="The capot team's card points: `bid` "
-                                         "when the contract is a capot or générale, "
-                                         "`unbid` otherwise.")
+    capot_points: dict[str, int] = Field(description="The capot team's card points, by "
+                                         "bid value (252, or 162 without the bonus).")
 
 
 class Sheet(BaseModel):
