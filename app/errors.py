@@ -137,6 +137,11 @@ class ErrorCode(StrEnum):
         "the engine's reason (`python -m engine score`)")
     SCORESHEET_OVER = "scoresheet_over", 409, (
         "the score sheet's match has a winner, or the sheet holds 100 deals")
+    # ------------------------------------------------------------- problems
+    PROBLEM_NOT_FOUND = "problem_not_found", 404, (
+        "no such problem, or another player's own (docs/protocol.md, \"Problems\")")
+    NOT_AN_OPTION = "not_an_option", 422, (
+        "an attempt's action is not one of the problem's choices (its `options`)")
     DECKS_HIDDEN = "decks_hidden", 409, (
         "the record, replay or review of a duplicate round's table before that round is "
         "over: its decks are the other tables' next deals")

@@ -195,3 +195,14 @@ def test_the_app_serves_the_client_with_its_content_types(client: TestClient) ->
     for sheet in sorted(STATIC.glob("css/*.css")):
         served = client.get(f"/css/{sheet.name}")
         assert served.status_code == 200 and served.headers["content-type"].startswith("text/css")
+
+
+def test_the_score_keeper_holds_no_copy_of_the_deal_rules() -> None:
+    """The card points of a deal, its belots and a capot's points are the sheet's, from
+    the engine (``GET /api/scoresheets/{id}``): the score keeper writes none of them."""
+    text = (STATIC / "js" / "scoresheet.js").read_text(encoding="utf-8")
+    numbers = set(re.findall(r"(?<![\w.])\d+(?![\w.])", text))
+    assert not numbers & {"162", "130", "258", "252", "90", "250", "500"}
+    assert not re.search(r"\b(TOTALS|MOST_BELOTS)\b", text)
+    for field in ("card_totals", "most_belots", "capot_points"):
+        assert f".{field}" in text, field
