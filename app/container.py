@@ -103,7 +103,7 @@ async def started(settings: Settings, storage: Storage | None = None,
         # a TestClient.
         stack.push_async_callback(lobby.stop, drain_time(settings.shutdown_timeout))
         community = make_community(database, shared, lobby, cluster)
-        stack.push_async_callback(community.notices.close)
+        stack.push_async_callback(community.close)
         matchmaker = Matchmaker.of(lobby, cluster, shared, settings.tables, clock or LoopClock(),
                                    community)
         stack.push_async_callback(matchmaker.close)

@@ -204,19 +204,20 @@ def test_an_operator_reads_the_reports(client: TestClient, db_url: str) -> None:
         (ana["id"], bob["id"], "T1", "abuse", "first")]
 
 
+def said(ws: WebSocketTestSession) -> str:
+    """The name of whoever said the next chat message ``ws`` reads."""
+    message = until(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "chat",
+                    "a chat message")
+    name: str = message["event"]["name"]
+    return name
+
+
 def test_neither_of_two_who_block_reads_the_other(client: TestClient) -> None:
     ana, bob, cleo = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cleo")
     response = client.post("/api/blocks", json={"player": bob["id"]},
                            headers=auth(ana["token"]))
     assert response.status_code == 204
     table_id = Rest(client).table(ana, [ana, bob, cleo])
-
-    def said(ws: WebSocketTestSession) -> str:
-        message = until(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "chat",
-                        "a chat message")
-        name: str = message["event"]["name"]
-        return name
-
     with seated(client, table_id, ana) as (ana_ws, _), \
             seated(client, table_id, bob) as (bob_ws, _), \
             seated(client, table_id, cleo) as (cleo_ws, _):
@@ -227,3 +228,29 @@ def test_neither_of_two_who_block_reads_the_other(client: TestClient) -> None:
         cleo_ws.send_json({"type": "chat", "phrase": "thanks"})
         assert [said(ana_ws), said(ana_ws)] == ["ana", "cleo"]  # not Bob's, said first
         assert [said(bob_ws), said(bob_ws)] == ["bob", "cleo"]  # not Ana's
+
+
+def test_a_block_made_during_a_match_stops_the_chat_at_once(client: TestClient) -> None:
+    ana, bob, cleo = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cleo")
+    table_id = Rest(client).table(ana, [ana, bob, cleo, "easy"], start=True)
+    with seated(client, table_id, ana) as (ana_ws, _), \
+            seated(client, table_id, bob) as (bob_ws, _), \
+            seated(client, table_id, cleo) as (cleo_ws, _):
+        bob_ws.send_json({"type": "chat", "phrase": "hello"})
+        assert said(ana_ws) == "bob"  # not blocked yet
+        response = client.post("/api/blocks", json={"player": bob["id"]},
+                               headers=auth(ana["token"]))
+        assert response.status_code == 204
+        assert [said(cleo_ws), said(bob_ws)] == ["bob", "bob"]
+        bob_ws.send_json({"type": "chat", "phrase": "sorry"})
+        assert said(cleo_ws) == "bob"
+        ana_ws.send_json({"type": "chat", "phrase": "thanks"})
+        assert said(cleo_ws) == "ana"
+        cleo_ws.send_json({"type": "chat", "phrase": "good_luck"})
+        assert said(cleo_ws) == "cleo"
+        assert [said(ana_ws), said(ana_ws)] == ["ana", "cleo"]  # Bob's "sorry" not read
+        assert [said(bob_ws), said(bob_ws)] == ["bob", "cleo"]  # Ana's "thanks" not read
+        assert client.delete(f"/api/blocks/{bob['id']}",
+                             headers=auth(ana["token"])).status_code == 204
+        bob_ws.send_json({"type": "chat", "phrase": "thanks"})
+        assert said(ana_ws) == "bob"  # lifted: read again, still in the same match

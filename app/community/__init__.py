@@ -4,6 +4,7 @@ channel of notices, invitations, blocks and reports, the Watch list.
 - :mod:`.presence`: who has a personal socket open, in this process or in Redis;
 - :mod:`.notices`: the personal sockets of this node, and notices told on any node;
 - :mod:`.watch`: the public matches in progress, and who sits at which;
+- :mod:`.apart`: a block made or lifted told to the tables where both players sit;
 - :mod:`.service`: who may befriend, block, report and invite whom.
 
 Each imports only those above it.
@@ -16,6 +17,7 @@ from ..db import social
 from ..db.session import Database
 from ..shared import Shared
 from ..tables import Lobby
+from .apart import Apart
 from .notices import Notices
 from .presence import make_presence
 from .service import Community, CommunityError
@@ -30,4 +32,6 @@ def make_community(database: Database, shared: Shared, lobby: Lobby,
     notices = Notices(shared, make_presence(shared),
                       lambda player_id: social.friend_ids(database, player_id))
     notices.start()
-    return Community(database, notices, Watch(lobby, cluster))
+    apart = Apart(shared, lobby)
+    apart.start()
+    return Community(database, notices, Watch(lobby, cluster), apart)

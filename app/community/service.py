@@ -17,6 +17,7 @@ from ..events import FriendRequestNotice, InvitationNotice, QueueSeatedNotice, S
 from ..reputation import RATED_FLOOR, Reputation
 from ..tables import Table, TableError
 from ..vocabulary import TableStatus
+from .apart import Apart
 from .notices import Notices
 from .watch import Watch
 
@@ -48,8 +49,13 @@ def account_of(caller: Caller) -> Player:
 
 
 class Community:
-    def __init__(self, database: Database, notices: Notices, watch: Watch) -> None:
-        self._db, self.notices, self.watch = database, notices, watch
+    def __init__(self, database: Database, notices: Notices, watch: Watch,
+                 apart: Apart) -> None:
+        self._db, self.notices, self.watch, self._apart = database, notices, watch, apart
+
+    async def close(self) -> None:
+        await self.notices.close()
+        await self._apart.close()
 
     async def friend_ids(self, caller: Caller | None) -> set[str]:
         """An account's friends; nobody's for a guest or an anonymous caller."""
@@ -81,12 +87,16 @@ class Community:
         await social.unfriend(self._db, account_of(caller).id, player_id)
 
     async def block(self, caller: Caller, player_id: str) -> None:
+        """Block ``player_id``: at a table where both sit, the chat stops at once."""
         me = account_of(caller)
         await self._other(me, player_id, account=False)
         await social.block(self._db, me.id, player_id)
+        await self._apart.changed(me.id, player_id)
 
     async def unblock(self, caller: Caller, player_id: str) -> None:
-        await social.unblock(self._db, account_of(caller).id, player_id)
+        me = account_of(caller)
+        await social.unblock(self._db, me.id, player_id)
+        await self._apart.changed(me.id, player_id)
 
     async def blocks(self, caller: Caller) -> list[social.Named]:
         return await social.blocked_by(self._db, account_of(caller).id)
