@@ -100,6 +100,28 @@ def test_one_is_told_when_the_other_invites_it(client: TestClient) -> None:
                         headers=auth(bo["token"])), 403, "not_seated_here")
 
 
+def test_invitations_have_a_rate_of_their_own(db_url: str) -> None:
+    settings = app_settings(database_url=db_url, invitations_per_player="2/minute",
+                            **limits({}))
+    with TestClient(create_app(settings, MemoryStorage())) as client:
+        ana, bo, cy = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cyd")
+        table_id = Rest(client).table(ana, [ana])
+
+        def invite(who: Account, whom: Account) -> Any:
+            return client.post(f"/api/tables/{table_id}/invitations",
+                               json={"player": whom["id"]}, headers=auth(who["token"]))
+
+        # A refused invitation (Ana inviting herself) is not counted.
+        refused(invite(ana, ana), 422, "yourself")
+        assert [invite(ana, bo).status_code, invite(ana, cy).status_code] == [204, 204]
+        response = invite(ana, bo)
+        refused(response, 429, "too_many_requests")
+        assert 1 <= int(response.headers["Retry-After"]) <= 60
+        # Per inviter: Cy, seated too, still invites.
+        Rest(client).sit(table_id, 1, cy, ana)
+        assert invite(cy, bo).status_code == 204
+
+
 def test_a_blocked_player_cannot_befriend_nor_invite_the_blocker(client: TestClient) -> None:
     ana, bo = sign_up(client, "ana"), sign_up(client, "bob")
     befriend(client, ana, bo)

@@ -15,23 +15,28 @@ from __future__ import annotations
 from ..cluster import Cluster
 from ..db import social
 from ..db.session import Database
+from ..limiter import Limit, Limiter
 from ..shared import Shared
 from ..tables import Lobby
 from .apart import Apart
 from .notices import Notices
 from .presence import make_presence
-from .service import Community, CommunityError
+from .service import Community, CommunityError, Invitations
 from .watch import Watch
 
 __all__ = ["Community", "CommunityError", "Notices", "Watch", "make_community"]
 
 
 def make_community(database: Database, shared: Shared, lobby: Lobby,
-                   cluster: Cluster | None) -> Community:
-    """The community's services, its notices listening already."""
+                   cluster: Cluster | None, limiter: Limiter,
+                   invitations_per_player: str) -> Community:
+    """The community's services, its notices listening already;
+    ``invitations_per_player``: the rate of invitations and partner prompts (the
+    ``limits`` notation)."""
     notices = Notices(shared, make_presence(shared),
                       lambda player_id: social.friend_ids(database, player_id))
     notices.start()
     apart = Apart(shared, lobby)
     apart.start()
-    return Community(database, notices, Watch(lobby, cluster), apart)
+    invitations = Invitations(limiter, Limit.rate("invitations", invitations_per_player))
+    return Community(database, notices, Watch(lobby, cluster), apart, invitations)

@@ -14,7 +14,9 @@ from ..db.reputation import reputations
 from ..db.session import Database
 from ..errors import ErrorCode
 from ..events import FriendRequestNotice, InvitationNotice, QueueSeatedNotice, Someone
+from ..limiter import Limit, Limited, Limiter
 from ..reputation import RATED_FLOOR, Reputation
+from ..shared import UNREACHABLE
 from ..tables import Table, TableError
 from ..vocabulary import TableStatus
 from .apart import Apart
@@ -48,10 +50,32 @@ def account_of(caller: Caller) -> Player:
     return caller.player
 
 
+@dataclass(frozen=True, slots=True)
+class Invitations:
+    """Each player's rate of invitations and partner prompts (``INVITATIONS_PER_PLAYER``),
+    so that nobody floods another's notices."""
+
+    limiter: Limiter
+    limit: Limit
+
+    async def count(self, player_id: str) -> None:
+        """One more from ``player_id``, or ``too_many_requests`` with when to try again.
+        The shared state out of reach: not counted (as the REST limits)."""
+        try:
+            await self.limiter.take([(self.limit, player_id)])
+        except Limited as limited:
+            raise CommunityError(ErrorCode.TOO_MANY_REQUESTS, "too many invitations; try "
+                                 f"again in {limited.retry_after} s",
+                                 limited.retry_after) from None
+        except UNREACHABLE:
+            pass
+
+
 class Community:
     def __init__(self, database: Database, notices: Notices, watch: Watch,
-                 apart: Apart) -> None:
+                 apart: Apart, invitations: Invitations) -> None:
         self._db, self.notices, self.watch, self._apart = database, notices, watch, apart
+        self._invitations = invitations
 
     async def close(self) -> None:
         await self.notices.close()
@@ -118,6 +142,7 @@ class Community:
                                  "only a player seated at the table invites to it")
         await self._other(player, player_id, account=False)
         await self._not_blocked(player.id, player_id)
+        await self._invitations.count(player.id)
         await self.notices.tell(player_id, InvitationNotice(
             player=Someone(id=player.id, name=player.name), table=table.id,
             variant=info.variant))

@@ -126,7 +126,9 @@ async def report(body: ReportBody, caller: CallerDep, community: CommunityDep) -
              responses=error_responses({
                  403: "The caller has no seat here (`not_seated_here`), or one of the two "
                       "blocks the other (`player_blocked`)",
-                 409: "The match has started (`not_waiting`)"}))
+                 409: "The match has started (`not_waiting`)",
+                 429: "The caller's invitations are spent for now (`too_many_requests`, "
+                      "`INVITATIONS_PER_PLAYER`), with `Retry-After`"}))
 async def invite(body: PlayerBody, table: TableDep, player: PlayerDep,
                  community: CommunityDep) -> Response:
     """A seated player of a waiting table invites another, who is sent an `invitation`
