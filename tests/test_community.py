@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from app.db import kept_notices
 from app.main import create_app
 from app.storage import MemoryStorage
 from tests.conftest import Rest, app_settings
@@ -120,6 +122,67 @@ def test_invitations_have_a_rate_of_their_own(db_url: str) -> None:
         # Per inviter: Cy, seated too, still invites.
         Rest(client).sit(table_id, 1, cy, ana)
         assert invite(cy, bo).status_code == 204
+
+
+def kept(client: TestClient, who: Account) -> list[dict[str, Any]]:
+    response = client.get("/api/me/notices", headers=auth(who["token"]))
+    assert response.status_code == 200, response.text
+    notices: list[dict[str, Any]] = response.json()["notices"]
+    return notices
+
+
+def test_a_notice_told_offline_is_kept_until_dismissed(client: TestClient) -> None:
+    ana, bo = sign_up(client, "ana"), sign_up(client, "bob")
+    table_id = Rest(client).table(ana, [ana])
+    with channel(client, bo) as bo_ws:  # online: told at once, nothing kept
+        client.post(f"/api/tables/{table_id}/invitations", json={"player": bo["id"]},
+                    headers=auth(ana["token"]))
+        assert "id" not in notice(bo_ws, "invitation")
+    assert kept(client, bo) == []
+    # Offline: the invitation and the friend request are kept, oldest first.
+    client.post(f"/api/tables/{table_id}/invitations", json={"player": bo["id"]},
+                headers=auth(ana["token"]))
+    befriend(client, ana, bo)
+    found = kept(client, bo)
+    assert [(n["kind"], n["player"]["id"]) for n in found] == [
+        ("invitation", ana["id"]), ("friend_request", ana["id"])]
+    assert found[0]["table"] == table_id and found[0]["id"] < found[1]["id"]
+    with channel(client, ana):  # Bo is offline: Ana coming online is not kept
+        pass
+    assert len(kept(client, bo)) == 2
+    # The next channel opened is sent them, with their ids, each time until dismissed.
+    for _ in range(2):
+        with channel(client, bo) as bo_ws:
+            assert notice(bo_ws, "invitation")["id"] == found[0]["id"]
+            assert notice(bo_ws, "friend_request")["id"] == found[1]["id"]
+    assert client.delete(f"/api/me/notices/{found[0]['id']}",
+                         headers=auth(bo["token"])).status_code == 204
+    # Another's notice is not the caller's to dismiss.
+    assert client.delete(f"/api/me/notices/{found[1]['id']}",
+                         headers=auth(ana["token"])).status_code == 204
+    assert [n["id"] for n in kept(client, bo)] == [found[1]["id"]]
+    with channel(client, bo) as bo_ws:
+        assert notice(bo_ws, "friend_request")["id"] == found[1]["id"]
+
+
+def test_the_notices_kept_are_bounded_and_expire(client: TestClient,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    ana, bo = sign_up(client, "ana"), sign_up(client, "bob")
+    table_id = Rest(client).table(ana, [ana])
+    monkeypatch.setattr(kept_notices, "KEPT", 3)
+
+    def invite(times: int) -> list[int]:
+        for _ in range(times):
+            client.post(f"/api/tables/{table_id}/invitations", json={"player": bo["id"]},
+                        headers=auth(ana["token"]))
+        return [n["id"] for n in kept(client, bo)]
+
+    first = invite(3)
+    assert len(first) == 3
+    later = invite(2)
+    assert later[0] == first[2] and len(later) == 3 and later == sorted(later)  # the newest
+    monkeypatch.setattr(kept_notices, "KEPT_FOR", timedelta(0))  # a week later
+    assert kept(client, bo) == []
 
 
 def test_a_blocked_player_cannot_befriend_nor_invite_the_blocker(client: TestClient) -> None:

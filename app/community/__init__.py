@@ -34,7 +34,7 @@ def make_community(database: Database, shared: Shared, lobby: Lobby,
     ``invitations_per_player``: the rate of invitations and partner prompts (the
     ``limits`` notation)."""
     notices = Notices(shared, make_presence(shared),
-                      lambda player_id: social.friend_ids(database, player_id))
+                      lambda player_id: social.friend_ids(database, player_id), database)
     notices.start()
     apart = Apart(shared, lobby)
     apart.start()

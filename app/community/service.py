@@ -13,7 +13,13 @@ from ..db import social
 from ..db.reputation import reputations
 from ..db.session import Database
 from ..errors import ErrorCode
-from ..events import FriendRequestNotice, InvitationNotice, QueueSeatedNotice, Someone
+from ..events import (
+    FriendRequestNotice,
+    InvitationNotice,
+    QueuePartnerNotice,
+    QueueSeatedNotice,
+    Someone,
+)
 from ..limiter import Limit, Limited, Limiter
 from ..reputation import RATED_FLOOR, Reputation
 from ..shared import UNREACHABLE
@@ -152,6 +158,22 @@ class Community:
         if partner == player.id:
             raise CommunityError(ErrorCode.YOURSELF, "you cannot be your own partner")
         await self._not_blocked(player.id, partner)
+
+    async def will_prompt(self, player: Player, partner: str) -> bool:
+        """Whether ``partner``, named in the queue, is to be prompted to join as the
+        player's partner: a friend is, counted on the player's rate of invitations
+        (``too_many_requests`` past it); another player is not told (no prompts from
+        strangers), and the two pair only if both name each other."""
+        if partner not in await social.friend_ids(self._db, player.id):
+            return False
+        await self._invitations.count(player.id)
+        return True
+
+    async def prompt_partner(self, player: Player, partner: str, variant: str,
+                             rated: bool) -> None:
+        """Tell ``partner`` the player waits in the queue for them (kept if offline)."""
+        await self.notices.tell(partner, QueuePartnerNotice(
+            player=Someone(id=player.id, name=player.name), variant=variant, rated=rated))
 
     async def reputation(self, player_id: str) -> Reputation:
         return (await reputations(self._db, [player_id]))[player_id]
