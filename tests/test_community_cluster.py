@@ -2,7 +2,8 @@
 an invitation made on node A reach a personal socket open on node B; a friend online on
 A shows online to a friend reading on B; a public match started on A is in B's Watch
 list (``GET /api/tables?status=playing``), its player's friend told where it sits; two
-partners queued on two nodes sit on one team."""
+partners queued on two nodes sit on one team; a notice told on A to a player offline
+is sent when its channel opens on B."""
 
 from __future__ import annotations
 
@@ -93,6 +94,18 @@ async def across_nodes(cluster: Cluster) -> None:
             assert made["status"] == "seated"
             seats = (await call(http, "GET", a, f"/api/tables/{made['table_id']}"))["seats"]
             assert [seat.get("player") for seat in seats[::2]] == [cleo["id"], dan["id"]]
+
+            # Told on A while Dan has no channel open anywhere: kept, sent when one opens
+            # on B, dismissed on A.
+            await call(http, "POST", a, "/api/friends", cleo["token"], {"player": dan["id"]})
+            async with connect(channel(b), open_timeout=5, close_timeout=2) as dan_ws:
+                await opened(dan_ws, dan["token"])
+                kept = await notice(dan_ws, "friend_request")
+                assert kept["player"]["id"] == cleo["id"]
+            await call(http, "DELETE", a, f"/api/me/notices/{kept['id']}", dan["token"],
+                       status=204)
+            assert (await call(http, "GET", b, "/api/me/notices", dan["token"])) == {
+                "notices": []}
     await check_written(cluster.redis_url, cluster.prefix)
 
 
