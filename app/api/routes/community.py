@@ -22,6 +22,7 @@ router = APIRouter(tags=["community"], responses=error_responses({
 
 PlayerId = Annotated[str, Field(min_length=1, max_length=64)]
 PlayerPath = Annotated[str, Path(max_length=64)]
+NoticePath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # the database's integer
 
 
 class PlayerBody(BaseModel):
@@ -151,7 +152,7 @@ async def kept_notices(player: PlayerDep, community: CommunityDep) -> NoticesOut
 
 
 @router.delete("/me/notices/{notice_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def dismiss_notice(notice_id: int, player: PlayerDep,
+async def dismiss_notice(notice_id: NoticePath, player: PlayerDep,
                          community: CommunityDep) -> Response:
     """The caller read a kept notice: it is not sent again (nothing if it was not kept)."""
     await community.notices.dismiss(player.id, notice_id)
