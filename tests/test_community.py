@@ -124,6 +124,13 @@ def test_invitations_have_a_rate_of_their_own(db_url: str) -> None:
         assert invite(cy, bo).status_code == 204
 
 
+def settled(ws: WebSocketTestSession) -> None:
+    """Once a ping is answered, the channel's opening (its friends told) is over: closing
+    it then cancels no read of the database midway."""
+    ws.send_json({"type": "ping", "id": "settled"})
+    until(ws, lambda m: m["type"] == "pong")
+
+
 def kept(client: TestClient, who: Account) -> list[dict[str, Any]]:
     response = client.get("/api/me/notices", headers=auth(who["token"]))
     assert response.status_code == 200, response.text
@@ -147,14 +154,15 @@ def test_a_notice_told_offline_is_kept_until_dismissed(client: TestClient) -> No
     assert [(n["kind"], n["player"]["id"]) for n in found] == [
         ("invitation", ana["id"]), ("friend_request", ana["id"])]
     assert found[0]["table"] == table_id and found[0]["id"] < found[1]["id"]
-    with channel(client, ana):  # Bo is offline: Ana coming online is not kept
-        pass
+    with channel(client, ana) as ana_ws:  # Bo is offline: Ana coming online is not kept
+        settled(ana_ws)
     assert len(kept(client, bo)) == 2
     # The next channel opened is sent them, with their ids, each time until dismissed.
     for _ in range(2):
         with channel(client, bo) as bo_ws:
             assert notice(bo_ws, "invitation")["id"] == found[0]["id"]
             assert notice(bo_ws, "friend_request")["id"] == found[1]["id"]
+            settled(bo_ws)
     assert client.delete(f"/api/me/notices/{found[0]['id']}",
                          headers=auth(bo["token"])).status_code == 204
     # Another's notice is not the caller's to dismiss.
@@ -163,6 +171,7 @@ def test_a_notice_told_offline_is_kept_until_dismissed(client: TestClient) -> No
     assert [n["id"] for n in kept(client, bo)] == [found[1]["id"]]
     with channel(client, bo) as bo_ws:
         assert notice(bo_ws, "friend_request")["id"] == found[1]["id"]
+        settled(bo_ws)
 
 
 def test_the_notices_kept_are_bounded_and_expire(client: TestClient,
