@@ -91,9 +91,8 @@ export function showNotice(notice) {
     said(t("community.queue_seated"));
   } else if (notice.kind === "friend_request") {
     if (notice.friends) said(t("community.friends_now", { name: who }));
-    else card(notice, t("community.friend_request", { name: who }), [
-      [t("community.accept"), () => api("POST", "/api/friends", { player: notice.player.id })],
-      [t("community.decline"), () => api("DELETE", `/api/friends/${encodeURIComponent(notice.player.id)}`)]]);
+    else if (notice.id == null) friendCard(notice);
+    else stillAsked(notice);
   } else if (notice.kind === "invitation") {
     card(notice, t("community.invitation", { name: who, variant: t(`variant.${notice.variant}`) }), [
       [t("community.join"), () => join(notice.table)],
@@ -105,6 +104,25 @@ export function showNotice(notice) {
       [t("community.decline"), async () => {}]]);
   }
   window.dispatchEvent(new CustomEvent(COMMUNITY_CHANGED, { detail: notice }));
+}
+
+function friendCard(notice) {
+  const asker = notice.player;
+  card(notice, t("community.friend_request", { name: asker.name }), [
+    [t("community.accept"), () => api("POST", "/api/friends", { player: asker.id })],
+    [t("community.decline"), () => api("DELETE", `/api/friends/${encodeURIComponent(asker.id)}`)]]);
+}
+
+/** A kept friend request is shown only while it is still unanswered (it may have been
+ *  accepted on the Friends page, or withdrawn, since): else it is dismissed unseen. */
+async function stillAsked(notice) {
+  try {
+    const { incoming } = await api("GET", "/api/friends");
+    if (incoming.some((p) => p.id === notice.player.id)) friendCard(notice);
+    else dismiss(notice);
+  } catch {
+    // Unknown for now: kept for the next page.
+  }
 }
 
 /** A kept notice answered or said: not sent again (`DELETE /api/me/notices/{id}`). */
