@@ -39,7 +39,8 @@ class ErrorCode(StrEnum):
         "than 64 KiB")
     TOO_MANY_REQUESTS = "too_many_requests", 429, (
         "the bearer token's or the client address's REST rate is spent (section 1, "
-        "**Limits**); with `Retry-After`: seconds until one more call is let through")
+        "**Limits**), or the player's invitations and partner prompts (section 10); with "
+        "`Retry-After`: seconds until one more call is let through")
     INTERNAL = "internal", 500, (
         "an unexpected error, nothing of it shown; on a socket, the answer to the action "
         "that met it")

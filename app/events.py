@@ -165,6 +165,8 @@ def schema() -> dict[str, Any]:
 class _Notice(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     type: Literal["notice"] = "notice"
+    id: int | None = Field(default=None, description="a notice kept while the player had "
+                           "no channel open: dismissed with `DELETE /api/me/notices/{id}`")
 
 
 class Someone(BaseModel):
@@ -215,9 +217,19 @@ class QueueSeatedNotice(_Notice):
     table: str
 
 
+class QueuePartnerNotice(_Notice):
+    """A friend waits in the queue naming the recipient as partner: joining the queue
+    naming them back (``variant``, ``rated``) seats the two as a team."""
+
+    kind: Literal["queue_partner"] = "queue_partner"
+    player: Someone
+    variant: str
+    rated: bool
+
+
 Notice = Annotated[
     FriendRequestNotice | FriendOnlineNotice | InvitationNotice | DeclinedNotice
-    | QueueSeatedNotice,
+    | QueueSeatedNotice | QueuePartnerNotice,
     Field(discriminator="kind"),
 ]
 NOTICES: TypeAdapter[Notice] = TypeAdapter(Notice)

@@ -2,7 +2,9 @@
 are friends see each other on the Friends page; one invites the other from its table and
 the invitee's notice, with Join, seats it there; a started public match is on the Watch
 page, the friend's first; a player's menu at the table and on the profile shows the
-player's reputation and offers Add friend, Mute, Block and Report.
+player's reputation and offers Add friend, Mute, Block and Report.  A friend's partner
+prompt, kept while the page was closed, is declined; one told at once is accepted and
+seats the two as a team; the partner's plate shows its reputation (1366x768, 390x844).
 
 Its own server, whose bots think long: the matches stay in progress while they are looked
 at."""
@@ -10,6 +12,7 @@ at."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +23,13 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.e2e.harness import DESKTOP, PHONE, Server, new_context, serve
+from tests.waiting import eventually_sync
 
 pytestmark = pytest.mark.e2e
 
 LANDSCAPE = ViewportSize(width=844, height=390)
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
+PROMPT_SIZES = {"desktop": ViewportSize(width=1366, height=768), "phone": PHONE}
 PASSWORD = "correct horse battery staple"
 Account = dict[str, Any]
 
@@ -128,5 +133,59 @@ def test_friends_an_invitation_joined_and_the_watch_page(
         dialog.locator("[data-testid=report-reason]").select_option("abuse")
         dialog.locator("[data-testid=report-send]").click()
         expect(dialog).to_have_count(0)
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("size", PROMPT_SIZES)
+def test_a_partner_prompt_kept_declined_then_accepted_and_reputation_on_the_plates(
+        browser: Browser, server: Server, rest: httpx2.Client, size: str,
+        tmp_path: Path) -> None:
+    ana, bob = account(rest, f"anna-{size}"), account(rest, f"boris-{size}")
+    call(rest, "POST", "/api/friends", ana, {"player": bob["id"]})
+    call(rest, "POST", "/api/friends", bob, {"player": ana["id"]})
+    # Told while Bob has no page open: kept, shown when he comes, declined and dismissed.
+    call(rest, "POST", "/api/queue", ana, {"partner": bob["id"], "variant": "classic"})
+    call(rest, "DELETE", "/api/queue", ana)
+    page = opened(browser, server, bob, PROMPT_SIZES[size], "/#/")
+    try:
+        prompt = page.locator("[data-testid=notice-queue_partner]")
+        expect(prompt).to_contain_text(f"anna-{size}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PROMPT_SIZES[size]["width"]
+        page.screenshot(path=tmp_path / f"partner-prompt-{size}.png")
+        prompt.locator("[data-testid=notice-no]").click()  # Decline
+        expect(prompt).to_have_count(0)
+        # Ana's friend request, kept too, was answered since: dismissed unseen.
+        expect(page.locator("[data-testid=notice-friend_request]")).to_have_count(0)
+        eventually_sync(lambda: call(rest, "GET", "/api/me/notices", bob)["notices"] == [],
+                        TIMEOUT_MS / 1000, "the declined prompt dismissed")
+
+        # Bob's page open: told at once; Accept queues him as Ana's partner, one team.
+        call(rest, "POST", "/api/queue", ana, {"partner": bob["id"], "wait_seconds": 0})
+        expect(prompt).to_contain_text(f"anna-{size}")
+        if size == "phone":
+            low = {"value": 40, "finished": 2, "left": 3}
+            page.route(f"**/api/players/{ana['id']}", lambda route: route.fulfill(
+                json={**route.fetch().json(), "reputation": low}))
+        prompt.locator("[data-testid=notice-yes]").click()
+        table = page.locator("#table")
+        expect(table).to_have_attribute("data-table-id", re.compile(".+"))
+        table_id = table.get_attribute("data-table-id")
+        seats = call(rest, "GET", f"/api/tables/{table_id}", bob)["seats"]
+        assert [held.get("player") for held in seats[::2]] in (
+            [ana["id"], bob["id"]], [bob["id"], ana["id"]])
+
+        # Ana's plate shows her reputation, small, and the table still fits the screen. A
+        # phone's narrow plates show only one worth a look: hers is read as 40 there.
+        ana_seat = [held.get("player") for held in seats].index(ana["id"])
+        mark = page.locator(f"[data-plate='{ana_seat}'] .plate-rep")
+        shown = "100" if size == "desktop" else "40"
+        expect(mark).to_have_attribute("data-reputation", shown)
+        expect(mark).to_be_visible()
+        expect(mark).to_have_text(f"{shown}%")
+        page.screenshot(path=tmp_path / f"plate-reputation-{size}.png")
+        box = mark.bounding_box()
+        assert box is not None and box["height"] <= 20 and box["width"] <= 60
+        assert page.evaluate("document.documentElement.scrollWidth") <= PROMPT_SIZES[size]["width"]
     finally:
         page.context.close()
