@@ -80,13 +80,15 @@ def test_every_language_has_every_string_with_its_placeholders(lang: str,
 
 # One form of address per language (issue #35): Bulgarian says "Вие" (its informal
 # pronouns and imperatives here were a mix), German says "du" ("Sie" only as "they",
-# "Ihr" only as the plural "you": "Ihr gewinnt").
+# "Ihr" only as the plural "you" opening a sentence: "Ihr gewinnt"; mid-sentence, as in
+# "möchte Ihr Freund sein", it is the formal "your").
 INFORMAL_BG = re.compile(r"(?<!\w)(ти|теб|тебе|твой|твоя|твоят|твоите|твоето|твоята|пишеш|видиш|"
                          r"можеш|имаш|искаш|играеш|избери|играй|създай|влез|изпрати|напиши|"
                          r"изчакай|смени|добави|започни|седни|копирай|покажи|махни|вземи|затвори|"
                          r"анализирай|заглуши|стани|попълни|гледай)(?!\w)",
                          re.IGNORECASE)
-FORMAL_DE = re.compile(r"\b(Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|\b(?:[a-zäöüß]\w*en) Sie\b")
+FORMAL_DE = re.compile(r"\b(Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|\b(?:[a-zäöüß]\w*en) Sie\b"
+                       r"|(?<=[a-zäöüß] )Ihr\b")
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES)

@@ -38,7 +38,7 @@ Account = dict[str, Any]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with serve(tmp_path_factory.mktemp("e2e-community"), BOT_DELAY="60",
                SIGNUPS_PER_ADDRESS="1000", ARGON2_MEMORY_KIB="1024",
-               ARGON2_TIME_COST="1") as running:
+               ARGON2_TIME_COST="1", INVITATIONS_PER_PLAYER="1000/minute") as running:
         yield running
 
 
@@ -63,12 +63,14 @@ def call(rest: httpx2.Client, method: str, path: str, who: Account, body: Any = 
 
 
 def opened(browser: Browser, server: Server, who: Account, size: ViewportSize,
-           path: str) -> Page:
-    """A page of ``who`` (its session kept as the client keeps it) at ``path``."""
+           path: str, lang: str = "en") -> Page:
+    """A page of ``who`` (its session kept as the client keeps it) at ``path``, in
+    ``lang`` (the header's choice, kept as the client keeps it)."""
     context = new_context(browser, server, size)
     context.set_default_timeout(TIMEOUT_MS)
     stored = json.dumps({**who, "account": True})
-    context.add_init_script(f"localStorage.setItem('belote.guest', {json.dumps(stored)});")
+    context.add_init_script(f"localStorage.setItem('belote.guest', {json.dumps(stored)});"
+                            f"localStorage.setItem('belote.lang', {json.dumps(lang)});")
     page = context.new_page()
     page.goto(path)
     return page
@@ -189,3 +191,48 @@ def test_a_partner_prompt_kept_declined_then_accepted_and_reputation_on_the_plat
         assert page.evaluate("document.documentElement.scrollWidth") <= PROMPT_SIZES[size]["width"]
     finally:
         page.context.close()
+
+
+LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")  # app/static/js/i18n.js
+
+
+def test_the_friends_page_and_an_invitation_speak_every_language_on_a_phone(
+        browser: Browser, server: Server, rest: httpx2.Client, tmp_path: Path) -> None:
+    """In each language, upright and sideways: the Friends page (a friend, a request) and
+    an invitation's notice are in that language, in full, and nothing scrolls sideways."""
+    dan, eva, fay = (account(rest, name) for name in ("dan-langs", "eva-langs", "fay-langs"))
+    call(rest, "POST", "/api/friends", dan, {"player": eva["id"]})
+    call(rest, "POST", "/api/friends", eva, {"player": dan["id"]})
+    call(rest, "POST", "/api/friends", fay, {"player": dan["id"]})  # a request to Dan
+    table = call(rest, "POST", "/api/tables", eva, {"name": "langs"})
+    call(rest, "PUT", f"/api/tables/{table['id']}/seats/0", eva)
+    words = ("[data-testid=friends-page] h1", "[data-testid=find-with-partner]",
+             "[data-testid=accept]", "[data-testid=notice-yes]", "[data-testid=notice-no]")
+    english: dict[str, str] = {}
+    for lang in LANGUAGES:
+        for size in (PHONE, LANDSCAPE):
+            page = opened(browser, server, dan, size, "/#/friends", lang)
+            try:
+                expect(page.locator("html")).to_have_attribute("lang", lang)
+                expect(page.locator("[data-testid=friend]")).to_contain_text("eva-langs")
+                expect(page.locator("[data-testid=incoming]")).to_contain_text("fay-langs")
+                call(rest, "POST", f"/api/tables/{table['id']}/invitations", eva,
+                     {"player": dan["id"]})
+                notice = page.locator("[data-testid=notice-invitation]")
+                expect(notice).to_contain_text("eva-langs")
+                for selector in words:
+                    shown = page.locator(selector).first
+                    expect(shown).to_be_visible()
+                    text = shown.inner_text().strip()
+                    assert text and "." not in text.split()[0], (lang, selector, text)  # no key
+                    if lang == "en":
+                        english[selector] = text
+                    else:
+                        assert text != english[selector], (lang, selector, text)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= size["width"], (lang, size, width)
+                page.screenshot(path=tmp_path / f"friends-{lang}-{size['width']}.png")
+                notice.locator("[data-testid=notice-no]").click()
+                expect(notice).to_have_count(0)
+            finally:
+                page.context.close()
