@@ -234,3 +234,49 @@ def test_the_header_s_settings_are_a_labelled_menu_at_every_size(open_page: Open
     page.reload()
     page.get_by_role("button", name="Settings").click()
     expect(page.get_by_role("checkbox", name="Four colours")).to_be_checked()  # kept
+
+
+LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")  # app/static/js/i18n.js
+HEADER = """() => {
+  const nav = document.querySelector(".site-header nav");
+  const tools = document.querySelector(".header-tools").getBoundingClientRect();
+  const active = nav.querySelector("a.active");
+  const shown = active && active.checkVisibility() ? active.getBoundingClientRect() : null;
+  const room = nav.getBoundingClientRect();
+  const end = nav.scrollWidth - nav.clientWidth;
+  return { page: document.documentElement.scrollWidth, tools: [tools.left, tools.right],
+           fades: [nav.classList.contains("more-left"), nav.classList.contains("more-right")],
+           hidden: [nav.scrollLeft > 1, nav.scrollLeft < end - 1],
+           active: shown && [shown.left, shown.right], room: [room.left, room.right] };
+}"""
+
+
+def test_the_header_fits_every_width_in_every_language(open_page: OpenPage) -> None:
+    """Nine links, a brand, the account, the settings and the language in seven
+    languages: at every size the page is no wider than the screen, the tools are whole,
+    links that do not fit scroll sideways inside the header, a fade at an edge with more
+    beyond it, and the page's own link is scrolled into sight."""
+    sizes = [*VIEWPORTS.values(), ViewportSize(width=901, height=600),
+             ViewportSize(width=1024, height=768)]
+    page = open_page()
+    sign_in(page, "Ana")
+    failures = []
+    for lang in LANGUAGES:
+        page.evaluate("lang => localStorage.setItem('belote.lang', lang)", lang)
+        page.goto("/#/friends")
+        page.reload()
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        for size in sizes:
+            page.set_viewport_size(size)
+            page.wait_for_timeout(100)  # the resize observer's fade
+            seen = page.evaluate(HEADER)
+            width = size["width"]
+            where = f"{lang} {width}x{size['height']}: {seen}"
+            if seen["page"] > width or seen["tools"][1] > width + SLACK or seen["tools"][0] < 0:
+                failures.append(f"wider than the screen, {where}")
+            if seen["fades"] != seen["hidden"]:
+                failures.append(f"a fade without links beyond it, or links without, {where}")
+            if seen["active"] and not (seen["room"][0] - SLACK <= seen["active"][0]
+                                       and seen["active"][1] <= seen["room"][1] + SLACK):
+                failures.append(f"the page's link out of sight, {where}")
+    assert not failures, "\n".join(failures)

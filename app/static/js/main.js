@@ -21,6 +21,7 @@ let cleanup = null;
 let onTable = false;
 let routeToken = 0; // bumped by each route(): an older one still awaiting must not draw
 let lastPage = "#/"; // the page before the log-in page: where a log-in or sign-up returns
+let fitNav = () => {}; // the header's links kept in sight (navFade, at the start)
 
 /** Show a language or settings change: a table redraws in place (its socket stays). */
 function refresh() {
@@ -123,6 +124,7 @@ async function route() {
   for (const link of document.querySelectorAll("header nav a")) {
     link.classList.toggle("active", link.dataset.testid === section);
   }
+  fitNav();
   onTable = false;
   try {
     await loadProtocol(); // every page speaks it; a failed load is retried by the next route
@@ -171,13 +173,33 @@ function settingsToggles() {
   popupMenu(document.querySelector("[data-testid=account-toggle]"), document.getElementById("account-menu"));
 }
 
+/** The header's links scroll sideways when they outgrow their room (a narrow screen, a
+ * language of long words): the page's own link is kept in sight, and a fade at either
+ * edge says there are more links that way. */
+function navFade() {
+  const nav = document.querySelector(".site-header nav");
+  const mark = () => {
+    nav.classList.toggle("more-left", nav.scrollLeft > 1);
+    nav.classList.toggle("more-right", nav.scrollLeft + nav.clientWidth < nav.scrollWidth - 1);
+  };
+  const fit = () => {
+    nav.querySelector("a.active")?.scrollIntoView({ block: "nearest", inline: "nearest" });
+    mark();
+  };
+  new ResizeObserver(fit).observe(nav);
+  nav.addEventListener("scroll", mark, { passive: true });
+  return fit;
+}
+
 async function start() {
   loadProtocol().catch(() => {}); // while the language loads; route() reports a failure
   applyPace();
   settingsToggles();
+  fitNav = navFade();
   onLanguageChange(() => {
     header();
     refresh();
+    fitNav();
   });
   window.addEventListener("hashchange", route);
   window.addEventListener(GUEST_FORGOTTEN, (event) => {
