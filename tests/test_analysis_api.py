@@ -14,15 +14,19 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from fastapi.testclient import TestClient
+from saq import Status
+from saq.queue.redis import RedisQueue
 from sqlalchemy import delete, update
 
 from app.analysis import Analyses
+from app.analysis.queues import SaqQueue
 from app.config import Settings
 from app.db import analyses as rows
 from app.db import models
@@ -43,6 +47,7 @@ from tests.waiting import eventually, eventually_sync
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
 DONE_WITHIN = 120.0  # seconds a review may take here, at worst (a few, usually)
+SWEPT_WITHIN = 30.0  # seconds for a step of saq's upkeep (1 or 2 s, usually)
 SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
 
 
@@ -303,3 +308,52 @@ def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
     finally:
         a.kill()
         a.wait()
+
+
+@pytest.mark.redis
+def test_a_job_saqs_sweep_takes_from_its_live_worker_is_not_lost(prefix: str) -> None:
+    """saq's sweep aborts a job it finds in the running list while not marked running (a
+    worker has just taken it, and marks it a moment later); the live worker confirms the
+    abort by ending the job, which deletes it, so saq never retries it.  The job, still
+    pending in the database (here: ``pending``), is queued again and run to its end."""
+    runs: list[str] = []
+    ended = asyncio.Event()
+
+    async def analyse(match_id: str) -> None:
+        runs.append("started")
+        if len(runs) == 1:
+            try:
+                await asyncio.Event().wait()  # the first run only ends if it is cancelled
+            except asyncio.CancelledError:
+                runs.append("cancelled")
+                raise
+        ended.set()
+
+    async def pending() -> list[str]:
+        return [] if ended.is_set() else ["m"]
+
+    async def body() -> None:
+        settings = replace(Settings().analysis, redis_url=REDIS_SERVER, node_id="a",
+                           analysis_retry_seconds=2)
+        name = Keys(prefix).analysis
+        queue = SaqQueue(analyse, settings, name, pending)
+        saq = RedisQueue.from_url(REDIS_SERVER, name=name)
+        try:
+            await queue.start()
+            await queue.put("m")
+            await eventually(lambda: runs == ["started"], SWEPT_WITHIN, "the job to start")
+            job = await saq.job("m")
+            assert job is not None and job.status == Status.ACTIVE
+            await saq.update(job, status=Status.QUEUED)  # as the sweep can find it
+            await eventually(ended.is_set, SWEPT_WITHIN, lambda: f"the job to run again: {runs}")
+            assert runs == ["started", "cancelled", "started"]
+            await eventually(lambda: _gone(saq), SWEPT_WITHIN, "saq to end the job")
+        finally:
+            await queue.close()
+            await saq.disconnect()
+
+    run(body())
+
+
+async def _gone(saq: RedisQueue) -> bool:
+    return await saq.job("m") is None
