@@ -25,19 +25,17 @@ from saq import Status
 from saq.queue.redis import RedisQueue
 from sqlalchemy import delete, update
 
-from app.analysis import Analyses
 from app.analysis.queues import SaqQueue
 from app.config import Settings
 from app.db import analyses as rows
 from app.db import models
 from app.db.migrate import upgrade
 from app.db.repository import Repository
-from app.db.session import Database
-from app.limiter import Limiter
 from app.main import create_app
-from app.shared import Keys, LocalShared, make_shared
+from app.shared import Keys
 from app.storage import MemoryStorage
 from engine import Options
+from tests.analysis_nodes import node
 from tests.cluster_nodes import REDIS_SERVER, ROOT
 from tests.conftest import app_settings, run_server
 from tests.test_db_support import opened, play_logged, run
@@ -48,6 +46,12 @@ pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
 DONE_WITHIN = 120.0  # seconds a review may take here, at worst (a few, usually)
 SWEPT_WITHIN = 30.0  # seconds for a step of saq's upkeep (1 or 2 s, usually)
+# ANALYSIS_RETRY_SECONDS of the killed node's test: a loaded machine's node touches its job
+# within it (at 1 s, a node's stalled loop let its own live job be swept).
+HEARTBEAT = 5
+# Seconds a test's fixtures may take at worst: the session's migrations of two databases,
+# a few matches stored, on a loaded machine (30 s measured at a load of 30 on 2 cores).
+FIXTURES_WITHIN = 60.0
 SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
 
 
@@ -227,14 +231,6 @@ def prefix() -> Iterator[str]:
     delete_keys(f"saq:*{prefix}")  # saq's keys: saq:{queue}:..., saq:job:{queue}:...
 
 
-def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, Database]:
-    settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
-                        node_id=name, analysis_samples=1, analysis_nice=0, **overrides)
-    database = Database(url)
-    limiter = Limiter(LocalShared(Keys(prefix)).limits)  # the jobs' queue alone in Redis
-    return Analyses(settings.analysis, database, limiter, make_shared(settings.cluster)), database
-
-
 async def until_done(url: str, match_id: str) -> rows.AnalysisRow:
     async with opened(url) as db:
         async def done() -> bool:
@@ -267,33 +263,23 @@ def test_two_nodes_take_one_job_once(cluster_url: str, prefix: str) -> None:
     run(body())
 
 
-def hold_a_job(url: str, prefix: str) -> None:
-    """Node "a" in a process of its own, which the test kills once it runs the job."""
-    async def body() -> None:
-        analyses, _ = node(url, prefix, "a", analysis_retry_seconds=1)
-        await analyses.start()
-        await analyses.request("done", None)
-        await asyncio.Event().wait()
-
-    run(body())
-
-
 @pytest.mark.postgres
 @pytest.mark.redis
+@pytest.mark.timeout(FIXTURES_WITHIN + 2 * DONE_WITHIN)  # its fixtures and its two waits
 def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
-    code = ("from tests.test_analysis_api import hold_a_job; "
-            f"hold_a_job({cluster_url!r}, {prefix!r})")
+    code = ("from tests.analysis_nodes import hold_a_job; "
+            f"hold_a_job({cluster_url!r}, {prefix!r}, {HEARTBEAT})")
     a = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
 
     async def body() -> None:
-        b, b_db = node(cluster_url, prefix, "b", analysis_retry_seconds=1)
+        b, b_db = node(cluster_url, prefix, "b", analysis_retry_seconds=HEARTBEAT)
         try:
             async def taken() -> bool:
                 assert a.poll() is None, "node a ended by itself"
                 found = await rows.get(b_db, "done")
                 return found is not None and found.status == "running"
 
-            await eventually(taken, DONE_WITHIN, "node a to take the job")
+            await eventually(taken, DONE_WITHIN, "node a to start and take the job")
             a.kill()  # SIGKILL: no heartbeat any more, nothing handed back
             a.wait()
             await b.start()
