@@ -119,6 +119,8 @@ class SaqQueue:
             except (StorageError, *UNREACHABLE) as error:  # the next look retries
                 raise_if_cancelled(error)
                 logger.warning("the analysis queue: lost jobs not looked for: %s", error)
+            except Exception:  # a defect: logged, and the next look goes on
+                logger.exception("the analysis queue: lost jobs not looked for")
 
     async def _analyse(self, context: Context, *, match_id: str) -> None:
         """saq's job: run it, touching it meanwhile.  Whatever it raises (a storage
@@ -175,6 +177,8 @@ class _Queue(RedisQueue):
         try:
             return await _unless_down(super().sweep(lock, abort), [])
         except RuntimeError as error:  # the next sweep goes on with the others
+            if "doesn't exist" not in str(error):  # saq's Job.refresh's, for a job gone
+                raise
             logger.info("the analysis queue's sweep: %s: its worker ended it", error)
             return []
 
