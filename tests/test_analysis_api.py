@@ -1,8 +1,8 @@
 """Match analysis in the server (issue #17; docs/analysis.md, "In the server"): the REST
 lifecycle on an app with its worker pool, a job the server's stop interrupted taken up at
 the next start, and in a cluster (PostgreSQL and saq's queue on the local Redis, under a key
-prefix of the test's own) one job taken once by two nodes, and taken over when its node is
-killed.
+prefix of the test's own) one job taken once by two nodes, taken over when its node is
+killed, and queued again when saq's sweep takes it from its live worker and loses it.
 Reviews use one sample on a one-deal match: each takes a few seconds of CPU."""
 
 from __future__ import annotations
