@@ -53,6 +53,9 @@ HEARTBEAT = 5
 # Seconds a test's fixtures may take at worst: the session's migrations of two databases,
 # a few matches stored, on a loaded machine (30 s measured at a load of 30 on 2 cores).
 FIXTURES_WITHIN = 60.0
+# Seconds from the kill to the job done by node b: a minute for saq's sweep (two heartbeats,
+# its 5 s wait for the dead worker, the 1 s retry delay) and b's pool to start, and a review.
+TAKEN_OVER_WITHIN = 60.0 + DONE_WITHIN
 SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
 
 
@@ -232,12 +235,12 @@ def prefix() -> Iterator[str]:
     delete_keys(f"saq:*{prefix}")  # saq's keys: saq:{queue}:..., saq:job:{queue}:...
 
 
-async def until_done(url: str, match_id: str) -> rows.AnalysisRow:
+async def until_done(url: str, match_id: str, within: float = DONE_WITHIN) -> rows.AnalysisRow:
     async with opened(url) as db:
         async def done() -> bool:
             found = await rows.get(db, match_id)
             return found is not None and found.status == "done"
-        await eventually(done, DONE_WITHIN, f"the analysis of {match_id}")
+        await eventually(done, within, f"the analysis of {match_id}")
         found = await rows.get(db, match_id)
         assert found is not None
         return found
@@ -266,7 +269,7 @@ def test_two_nodes_take_one_job_once(cluster_url: str, prefix: str) -> None:
 
 @pytest.mark.postgres
 @pytest.mark.redis
-@pytest.mark.timeout(FIXTURES_WITHIN + 2 * DONE_WITHIN)  # its fixtures and its two waits
+@pytest.mark.timeout(FIXTURES_WITHIN + DONE_WITHIN + TAKEN_OVER_WITHIN)  # its fixtures, waits
 def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
     code = ("from tests.analysis_nodes import hold_a_job; "
             f"hold_a_job({cluster_url!r}, {prefix!r}, {HEARTBEAT})")
@@ -284,7 +287,7 @@ def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
             a.kill()  # SIGKILL: no heartbeat any more, nothing handed back
             a.wait()
             await b.start()
-            done = await until_done(cluster_url, "done")
+            done = await until_done(cluster_url, "done", TAKEN_OVER_WITHIN)
             assert done.attempts == 2 and done.result is not None
         finally:
             await b.close()
