@@ -1,39 +1,42 @@
 """Match analysis in the server (issue #17; docs/analysis.md, "In the server"): the REST
 lifecycle on an app with its worker pool, a job the server's stop interrupted taken up at
 the next start, and in a cluster (PostgreSQL and saq's queue on the local Redis, under a key
-prefix of the test's own) one job taken once by two nodes, and taken over when its node is
-killed.
+prefix of the test's own) one job taken once by two nodes, taken over when its node is
+killed, and queued again when saq's sweep takes it from its live worker and loses it.
 Reviews use one sample on a one-deal match: each takes a few seconds of CPU."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
 import sys
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from fastapi.testclient import TestClient
+from saq import Status
+from saq.queue.redis import RedisQueue
 from sqlalchemy import delete, update
 
-from app.analysis import Analyses
+from app.analysis.queues import SaqQueue
 from app.config import Settings
 from app.db import analyses as rows
 from app.db import models
 from app.db.migrate import upgrade
 from app.db.repository import Repository
-from app.db.session import Database
-from app.limiter import Limiter
 from app.main import create_app
-from app.shared import Keys, LocalShared, make_shared
+from app.shared import Keys
 from app.storage import MemoryStorage
 from engine import Options
+from tests.analysis_nodes import node
 from tests.cluster_nodes import REDIS_SERVER, ROOT
 from tests.conftest import app_settings, run_server
 from tests.test_db_support import opened, play_logged, run
@@ -43,6 +46,16 @@ from tests.waiting import eventually, eventually_sync
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
 DONE_WITHIN = 120.0  # seconds a review may take here, at worst (a few, usually)
+SWEPT_WITHIN = 30.0  # seconds for a step of saq's upkeep (1 or 2 s, usually)
+# ANALYSIS_RETRY_SECONDS of the killed node's test: a loaded machine's node touches its job
+# within it (at 1 s, a node's stalled loop let its own live job be swept).
+HEARTBEAT = 5
+# Seconds a test's fixtures may take at worst: the session's migrations of two databases,
+# a few matches stored, on a loaded machine (30 s measured at a load of 30 on 2 cores).
+FIXTURES_WITHIN = 60.0
+# Seconds from the kill to the job done by node b: a minute for saq's sweep (two heartbeats,
+# its 5 s wait for the dead worker, the 1 s retry delay) and b's pool to start, and a review.
+TAKEN_OVER_WITHIN = 60.0 + DONE_WITHIN
 SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
 
 
@@ -222,20 +235,12 @@ def prefix() -> Iterator[str]:
     delete_keys(f"saq:*{prefix}")  # saq's keys: saq:{queue}:..., saq:job:{queue}:...
 
 
-def node(url: str, prefix: str, name: str, **overrides: Any) -> tuple[Analyses, Database]:
-    settings = Settings(database_url=url, redis_url=REDIS_SERVER, redis_prefix=prefix,
-                        node_id=name, analysis_samples=1, analysis_nice=0, **overrides)
-    database = Database(url)
-    limiter = Limiter(LocalShared(Keys(prefix)).limits)  # the jobs' queue alone in Redis
-    return Analyses(settings.analysis, database, limiter, make_shared(settings.cluster)), database
-
-
-async def until_done(url: str, match_id: str) -> rows.AnalysisRow:
+async def until_done(url: str, match_id: str, within: float = DONE_WITHIN) -> rows.AnalysisRow:
     async with opened(url) as db:
         async def done() -> bool:
             found = await rows.get(db, match_id)
             return found is not None and found.status == "done"
-        await eventually(done, DONE_WITHIN, f"the analysis of {match_id}")
+        await eventually(done, within, f"the analysis of {match_id}")
         found = await rows.get(db, match_id)
         assert found is not None
         return found
@@ -262,37 +267,27 @@ def test_two_nodes_take_one_job_once(cluster_url: str, prefix: str) -> None:
     run(body())
 
 
-def hold_a_job(url: str, prefix: str) -> None:
-    """Node "a" in a process of its own, which the test kills once it runs the job."""
-    async def body() -> None:
-        analyses, _ = node(url, prefix, "a", analysis_retry_seconds=1)
-        await analyses.start()
-        await analyses.request("done", None)
-        await asyncio.Event().wait()
-
-    run(body())
-
-
 @pytest.mark.postgres
 @pytest.mark.redis
+@pytest.mark.timeout(FIXTURES_WITHIN + DONE_WITHIN + TAKEN_OVER_WITHIN)  # its fixtures, waits
 def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
-    code = ("from tests.test_analysis_api import hold_a_job; "
-            f"hold_a_job({cluster_url!r}, {prefix!r})")
+    code = ("from tests.analysis_nodes import hold_a_job; "
+            f"hold_a_job({cluster_url!r}, {prefix!r}, {HEARTBEAT})")
     a = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
 
     async def body() -> None:
-        b, b_db = node(cluster_url, prefix, "b", analysis_retry_seconds=1)
+        b, b_db = node(cluster_url, prefix, "b", analysis_retry_seconds=HEARTBEAT)
         try:
             async def taken() -> bool:
                 assert a.poll() is None, "node a ended by itself"
                 found = await rows.get(b_db, "done")
                 return found is not None and found.status == "running"
 
-            await eventually(taken, DONE_WITHIN, "node a to take the job")
+            await eventually(taken, DONE_WITHIN, "node a to start and take the job")
             a.kill()  # SIGKILL: no heartbeat any more, nothing handed back
             a.wait()
             await b.start()
-            done = await until_done(cluster_url, "done")
+            done = await until_done(cluster_url, "done", TAKEN_OVER_WITHIN)
             assert done.attempts == 2 and done.result is not None
         finally:
             await b.close()
@@ -303,3 +298,55 @@ def test_a_dead_nodes_job_is_taken_over(cluster_url: str, prefix: str) -> None:
     finally:
         a.kill()
         a.wait()
+
+
+@pytest.mark.redis
+def test_a_job_saqs_sweep_takes_from_its_live_worker_is_not_lost(
+        prefix: str, caplog: pytest.LogCaptureFixture) -> None:
+    """saq's sweep aborts a job it finds in the running list while not marked running (a
+    worker has just taken it, and marks it a moment later); the live worker confirms the
+    abort by ending the job, which deletes it, so saq never retries it.  The job, still
+    pending in the database (here: ``pending``), is queued again and run to its end, and
+    the sweep's error about the job gone is no error of saq's upkeep."""
+    runs: list[str] = []
+    ended = asyncio.Event()
+
+    async def analyse(match_id: str) -> None:
+        runs.append("started")
+        if len(runs) == 1:
+            try:
+                await asyncio.Event().wait()  # the first run only ends if it is cancelled
+            except asyncio.CancelledError:
+                runs.append("cancelled")
+                raise
+        ended.set()
+
+    async def pending() -> list[str]:
+        return [] if ended.is_set() else ["m"]
+
+    async def body() -> None:
+        settings = replace(Settings().analysis, redis_url=REDIS_SERVER, node_id="a",
+                           analysis_retry_seconds=2)
+        name = Keys(prefix).analysis
+        queue = SaqQueue(analyse, settings, name, pending)
+        saq = RedisQueue.from_url(REDIS_SERVER, name=name)
+        try:
+            await queue.start()
+            await queue.put("m")
+            await eventually(lambda: runs == ["started"], SWEPT_WITHIN, "the job to start")
+            job = await saq.job("m")
+            assert job is not None and job.status == Status.ACTIVE
+            await saq.update(job, status=Status.QUEUED)  # as the sweep can find it
+            await eventually(ended.is_set, SWEPT_WITHIN, lambda: f"the job to run again: {runs}")
+            assert runs == ["started", "cancelled", "started"]
+            await eventually(lambda: _gone(saq), SWEPT_WITHIN, "saq to end the job")
+        finally:
+            await queue.close()
+            await saq.disconnect()
+
+    run(body())
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def _gone(saq: RedisQueue) -> bool:
+    return await saq.job("m") is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -62,7 +63,8 @@ class Analyses:
         self._pool = (ReviewPool(settings.analysis_workers, settings.analysis_nice,
                                  settings.analysis_cpu_seconds)
                       if settings.analysis_workers else None)
-        self.queue: JobQueue = (SaqQueue(self.run, settings, shared.keys.analysis)
+        self.queue: JobQueue = (SaqQueue(self.run, settings, shared.keys.analysis,
+                                         functools.partial(rows.pending, database))
                                 if isinstance(shared, RedisShared) else
                                 LocalQueue(self.run, settings.analysis_workers))
 
