@@ -78,7 +78,7 @@ class PimcBot(HardBot):
             return fallback
         knowledge = infer_facts(obs)
         solver = Solver(view.contract, obs.options, 8,
-                        time.perf_counter() + self.budget_s * SAFETY)
+                        time.perf_counter() + self.budget_s * SAFETY, reuse=True)
         totals, done = self._average(obs, view, knowledge, None, Scorer(obs), solver,
                                      self.worlds)
         return max(totals, key=totals.__getitem__) if done else fallback

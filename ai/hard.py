@@ -86,7 +86,7 @@ class HardBot(Level):
         deadline = start + self.budget_s * SAFETY
         done = 0
         if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
-            solver = Solver(view.contract, obs.options, 8, deadline)
+            solver = Solver(view.contract, obs.options, 8, deadline, reuse=True)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
                                          WORLDS)
             deadline += self.budget_s * RESCUE

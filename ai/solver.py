@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from engine.cards import (
     BEATS,
@@ -56,6 +57,20 @@ else:
 # The compiled search's cache: 2**CACHE_BITS buckets of four entries (14 MiB); when a
 # bucket is full the entry cheapest to recompute goes (tests shrink it to exercise that).
 CACHE_BITS = 17
+
+
+# The compiled search last built with ``reuse`` and its set-up: a bot builds a solver for
+# every decision, and a fresh cache (14 MiB) costs 5 to 25 ms to clear
+# (bench/ai_sampling.py); the one kept also keeps its entries, which hold for any position
+# under the same contract, card values and rules.
+_LAST_CORE: list[Any] = []
+
+
+def _reused(contract: Contract, options: Options, points: Sequence[int]) -> Core | None:
+    """The kept compiled search, if it was set up for this contract and these rules."""
+    key = (contract, options.beats[contract], points, options.no_undertrump_partner,
+           options.must_undertrump, CACHE_BITS)
+    return _LAST_CORE[1] if _LAST_CORE and _LAST_CORE[0] == key else None
 
 
 def _strongest_first(contract: Contract, suit: int) -> tuple[Card, ...]:
@@ -144,12 +159,14 @@ class Solver:
     The cache maps (hands, leader, depth, teams that took a trick) at a trick start to
     bounds on the value, so it stays valid across the root moves of one sampled deal and
     across samples.  ``taken`` (bit ``t`` set when team ``t`` has taken a trick of the
-    deal already) says whether a valat is still open.
+    deal already) says whether a valat is still open.  ``reuse``: take over the compiled
+    search (and its cache) of the last solver built with it for the same contract and
+    rules, so that a bot's decisions share one (its ``nodes`` then count them all).
     """
 
     def __init__(
         self, contract: Contract, options: Options, horizon: int = 8,
-        deadline: float | None = None, native: bool = NATIVE,
+        deadline: float | None = None, native: bool = NATIVE, reuse: bool = False,
     ) -> None:
         self.contract = contract
         self.options = options
@@ -165,12 +182,18 @@ class Solver:
         self._valat = (0, weight, -weight, 0)
         self._core: Core | None = None
         if native and horizon >= 8:  # the compiled search is exact only
+            self._core = _reused(contract, options, self.points) if reuse else None
+        if native and horizon >= 8 and self._core is None:
             self._core = Core(
                 TRUMPS[contract], options.beats[contract], self.points, STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
                 weight, options.no_undertrump_partner, options.must_undertrump,
                 cache_bits=CACHE_BITS,
             )
+            if reuse:
+                _LAST_CORE[:] = [(contract, options.beats[contract], self.points,
+                                  options.no_undertrump_partner, options.must_undertrump,
+                                  CACHE_BITS), self._core]
 
     @property
     def nodes(self) -> int:
