@@ -21,6 +21,7 @@ being searched.  Without one the search is exact.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from functools import cache
@@ -59,18 +60,26 @@ else:
 CACHE_BITS = 17
 
 
-# The compiled search last built with ``reuse`` and its set-up: a bot builds a solver for
-# every decision, and a fresh cache (14 MiB) costs 5 to 25 ms to clear
-# (bench/ai_sampling.py); the one kept also keeps its entries, which hold for any position
-# under the same contract, card values and rules.
-_LAST_CORE: list[Any] = []
+# The compiled search last built with ``reuse`` in each thread (``key``, ``core``): a bot
+# builds a solver for every decision, and a fresh cache (14 MiB) costs 5 to 25 ms to
+# clear (bench/ai_sampling.py); the one kept also keeps its entries, which hold for any
+# position under the same contract, card values and rules.  Per thread, because a search
+# lets other threads run and a Core serves one search at a time (app/bots.py may run
+# bots in threads).
+_KEPT = threading.local()
+
+
+def _setup_key(contract: Contract, options: Options, points: Sequence[int]) -> tuple[Any, ...]:
+    return (contract, options.beats[contract], tuple(points), options.no_undertrump_partner,
+            options.must_undertrump, CACHE_BITS)
 
 
 def _reused(contract: Contract, options: Options, points: Sequence[int]) -> Core | None:
-    """The kept compiled search, if it was set up for this contract and these rules."""
-    key = (contract, options.beats[contract], points, options.no_undertrump_partner,
-           options.must_undertrump, CACHE_BITS)
-    return _LAST_CORE[1] if _LAST_CORE and _LAST_CORE[0] == key else None
+    """This thread's kept compiled search, if set up for this contract and these rules."""
+    if getattr(_KEPT, "key", None) == _setup_key(contract, options, points):
+        core: Core = _KEPT.core
+        return core
+    return None
 
 
 def _strongest_first(contract: Contract, suit: int) -> tuple[Card, ...]:
@@ -161,7 +170,8 @@ class Solver:
     across samples.  ``taken`` (bit ``t`` set when team ``t`` has taken a trick of the
     deal already) says whether a valat is still open.  ``reuse``: take over the compiled
     search (and its cache) of the last solver built with it for the same contract and
-    rules, so that a bot's decisions share one (its ``nodes`` then count them all).
+    rules in this thread, so that a bot's decisions share one (its ``nodes`` then count
+    them all).
     """
 
     def __init__(
@@ -191,9 +201,8 @@ class Solver:
                 cache_bits=CACHE_BITS,
             )
             if reuse:
-                _LAST_CORE[:] = [(contract, options.beats[contract], self.points,
-                                  options.no_undertrump_partner, options.must_undertrump,
-                                  CACHE_BITS), self._core]
+                _KEPT.key = _setup_key(contract, options, self.points)
+                _KEPT.core = self._core
 
     @property
     def nodes(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 import time
 from typing import Any
 
@@ -305,3 +306,11 @@ def test_a_reused_search_keeps_its_cache_for_the_same_contract_and_rules_only() 
     assert Solver(3, classic)._core is not first._core  # without reuse: a fresh one
     for contract, options in ((2, classic), (3, other)):
         assert Solver(contract, options, reuse=True)._core is not first._core
+    # Each thread keeps its own: a search lets the others run, and a Core serves one.
+    again = Solver(3, classic, reuse=True)
+    elsewhere: list[Solver] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(Solver(3, classic, reuse=True)))
+    thread.start()
+    thread.join()
+    assert Solver(3, classic, reuse=True)._core is again._core
+    assert elsewhere[0]._core is not again._core
