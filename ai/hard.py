@@ -43,7 +43,7 @@ from .likelihood import PlayModel, likely_deal
 from .normal import normal_card
 from .point_search import hard_point_call
 from .points import is_point_auction
-from .solver import NATIVE, SearchTimeout, Solver, split
+from .solver import NATIVE, SearchTimeout, Solver, distinct_moves, split
 from .view import Level, View
 
 DEFAULT_BUDGET_S = 1.0
@@ -78,15 +78,15 @@ class HardBot(Level):
     def card(self, obs: Observation, view: View) -> Card:
         start = time.perf_counter()
         fallback = normal_card(view, obs.declarer)
-        if view.legal & (view.legal - 1) == 0:
-            return fallback
+        if _one_choice(view, obs.options.points[view.contract]):
+            return fallback  # every sample would tie, and a tie goes to this card
         knowledge = infer(obs)
         model = PlayModel(obs)
         scorer = Scorer(obs)
         deadline = start + self.budget_s * SAFETY
         done = 0
         if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
-            solver = Solver(view.contract, obs.options, 8, deadline)
+            solver = Solver(view.contract, obs.options, 8, deadline, reuse=True)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
                                          WORLDS)
             deadline += self.budget_s * RESCUE
@@ -120,6 +120,14 @@ class HardBot(Level):
                 totals[card] += scorer.score(value, hands)
             done += 1
         return totals, done
+
+
+def _one_choice(view: View, points: tuple[int, ...]) -> bool:
+    """Whether the legal cards are all alike (one card, or cards of one suit with the
+    same points and no card still in play between them): whatever the hidden hands,
+    the search would value them the same."""
+    in_play = view.hand | view.others | sum(1 << card for card in view.trick)
+    return len(distinct_moves(view.legal, in_play, view.contract, points)) == 1
 
 
 class Scorer:

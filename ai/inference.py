@@ -168,13 +168,13 @@ def _place(
     located: tuple[Mask, ...], rng: random.Random,
 ) -> list[Mask] | None:
     hands = [0, 0, 0, 0]
-    room = [0, 0, 0, 0]
+    room = [0, 0, 0]  # free room of seats[i]
     located_all = 0
-    for s in seats:
+    for i, s in enumerate(seats):
         hands[s] = located[s]
         located_all |= located[s]
-        room[s] = knowledge.sizes[s] - located[s].bit_count()
-        if room[s] < 0:
+        room[i] = knowledge.sizes[s] - located[s].bit_count()
+        if room[i] < 0:
             return None
     free = list(cards_of(knowledge.hidden & ~located_all))
     rng.shuffle(free)
@@ -184,20 +184,21 @@ def _place(
         pattern = sum(1 << i for i, s in enumerate(seats) if not excluded[s] >> card & 1)
         patterns.append(pattern)
         counts[pattern] += 1
-    if not _feasible(counts, [room[s] for s in seats]):
+    if not _feasible(counts, room):
         return None
+    weights = [knowledge.weights[s] for s in seats]
     for card, pattern in zip(free, patterns, strict=True):
         counts[pattern] -= 1
         options: list[tuple[int, float]] = []
-        for i, s in enumerate(seats):
-            if pattern >> i & 1 and room[s]:
-                room[s] -= 1
-                if _feasible(counts, [room[t] for t in seats]):
-                    options.append((i, (room[s] + 1) * knowledge.weights[s][card]))
-                room[s] += 1
-        s = seats[weighted_pick(options, rng)]
-        hands[s] |= 1 << card
-        room[s] -= 1
+        for i in range(3):
+            if pattern >> i & 1 and room[i]:
+                room[i] -= 1
+                if _feasible(counts, room):
+                    options.append((i, (room[i] + 1) * weights[i][card]))
+                room[i] += 1
+        i = weighted_pick(options, rng)
+        hands[seats[i]] |= 1 << card
+        room[i] -= 1
     return hands
 
 
@@ -213,9 +214,10 @@ def weighted_pick(options: list[tuple[T, float]], rng: random.Random) -> T:
 
 
 def _feasible(counts: list[int], room: list[int]) -> bool:
-    """Hall's condition: every set of seats has room for the cards only it may take."""
-    for subset in range(1, 8):
-        need = sum(counts[p] for p in range(1, 8) if p & ~subset == 0)
-        if need > sum(room[i] for i in range(3) if subset >> i & 1):
-            return False
-    return counts[0] == 0
+    """Hall's condition: every set of seats has room for the cards only it may take
+    (the seven sets written out: this test runs for every card of every sample)."""
+    _, c1, c2, c3, c4, c5, c6, c7 = counts
+    r0, r1, r2 = room
+    return (counts[0] == 0 and c1 <= r0 and c2 <= r1 and c4 <= r2
+            and c1 + c2 + c3 <= r0 + r1 and c1 + c4 + c5 <= r0 + r2
+            and c2 + c4 + c6 <= r1 + r2 and c1 + c2 + c3 + c4 + c5 + c6 + c7 <= r0 + r1 + r2)

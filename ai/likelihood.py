@@ -73,13 +73,30 @@ class PlayModel:
             if before and card >> 3 != before[0] >> 3:
                 voids[seat] |= 1 << (before[0] >> 3)
         self.plays = tuple(plays)
+        self._seats = sorted({p.seat for p in plays})
+        # A seat's factor by its hand (seat << 32 | hand): the deals drawn for one
+        # decision often give a seat the same hand, and its factor depends on that alone.
+        self._factors: dict[int, float] = {}
 
     def weight(self, hands: list[Mask]) -> float:
         """The likelihood, up to a constant, of the others' plays in this deal."""
         weight = 1.0
+        for seat in self._seats:
+            key = seat << 32 | hands[seat]
+            factor = self._factors.get(key)
+            if factor is None:
+                factor = self._factors[key] = self._factor(seat, hands[seat])
+            weight *= factor
+        return weight
+
+    def _factor(self, seat: int, now: Mask) -> float:
+        """The likelihood of ``seat``'s plays when it holds ``now``."""
+        weight = 1.0
         k = self.contract
         for p in self.plays:
-            hand = hands[p.seat] | p.later
+            if p.seat != seat:
+                continue
+            hand = now | p.later
             partner = (p.win_seat - p.seat) & 1 == 0
             legal = legal_cards(hand, p.before, p.win_card, partner, k, self.options)
             if legal & (legal - 1) == 0:

@@ -21,9 +21,11 @@ being searched.  Without one the search is exact.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from engine.cards import (
     BEATS,
@@ -56,6 +58,28 @@ else:
 # The compiled search's cache: 2**CACHE_BITS buckets of four entries (14 MiB); when a
 # bucket is full the entry cheapest to recompute goes (tests shrink it to exercise that).
 CACHE_BITS = 17
+
+
+# The compiled search last built with ``reuse`` in each thread (``key``, ``core``): a bot
+# builds a solver for every decision, and a fresh cache (14 MiB) costs 5 to 25 ms to
+# clear (bench/ai_sampling.py); the one kept also keeps its entries, which hold for any
+# position under the same contract, card values and rules.  Per thread, because a search
+# lets other threads run and a Core serves one search at a time (app/bots.py may run
+# bots in threads).
+_KEPT = threading.local()
+
+
+def _setup_key(contract: Contract, options: Options, points: Sequence[int]) -> tuple[Any, ...]:
+    return (contract, options.beats[contract], tuple(points), options.no_undertrump_partner,
+            options.must_undertrump, CACHE_BITS)
+
+
+def _reused(contract: Contract, options: Options, points: Sequence[int]) -> Core | None:
+    """This thread's kept compiled search, if set up for this contract and these rules."""
+    if getattr(_KEPT, "key", None) == _setup_key(contract, options, points):
+        core: Core = _KEPT.core
+        return core
+    return None
 
 
 def _strongest_first(contract: Contract, suit: int) -> tuple[Card, ...]:
@@ -144,12 +168,15 @@ class Solver:
     The cache maps (hands, leader, depth, teams that took a trick) at a trick start to
     bounds on the value, so it stays valid across the root moves of one sampled deal and
     across samples.  ``taken`` (bit ``t`` set when team ``t`` has taken a trick of the
-    deal already) says whether a valat is still open.
+    deal already) says whether a valat is still open.  ``reuse``: take over the compiled
+    search (and its cache) of the last solver built with it for the same contract and
+    rules in this thread, so that a bot's decisions share one (its ``nodes`` then count
+    them all).
     """
 
     def __init__(
         self, contract: Contract, options: Options, horizon: int = 8,
-        deadline: float | None = None, native: bool = NATIVE,
+        deadline: float | None = None, native: bool = NATIVE, reuse: bool = False,
     ) -> None:
         self.contract = contract
         self.options = options
@@ -165,12 +192,17 @@ class Solver:
         self._valat = (0, weight, -weight, 0)
         self._core: Core | None = None
         if native and horizon >= 8:  # the compiled search is exact only
+            self._core = _reused(contract, options, self.points) if reuse else None
+        if native and horizon >= 8 and self._core is None:
             self._core = Core(
                 TRUMPS[contract], options.beats[contract], self.points, STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
                 weight, options.no_undertrump_partner, options.must_undertrump,
                 cache_bits=CACHE_BITS,
             )
+            if reuse:
+                _KEPT.key = _setup_key(contract, options, self.points)
+                _KEPT.core = self._core
 
     @property
     def nodes(self) -> int:

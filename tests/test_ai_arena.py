@@ -59,16 +59,14 @@ def test_plot_is_an_svg_with_the_running_mean() -> None:
     assert svg.startswith("<svg") and "polyline" in svg and "a &lt; b" in svg
 
 
-def test_pimc_plays_legal_cards_from_the_observation_alone(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pimc_plays_legal_cards_from_the_observation_alone() -> None:
     """The baseline is as honest as the levels: two deals that differ only in hidden
     cards give the same card (tests/test_ai_bots.py's pair of deals).  Four worlds and
     no time cap, so that a busy machine cannot cut one of the two searches short."""
-    monkeypatch.setattr(arena, "PIMC_WORLDS", 4)
     first, second = hidden_swap()
-    card = arena.PimcBot(5, budget_s=1e6).choose(first)
+    card = arena.PimcBot(5, budget_s=1e6, worlds=4).choose(first)
     assert card in first.legal_actions
-    assert arena.PimcBot(5, budget_s=1e6).choose(second) == card
+    assert arena.PimcBot(5, budget_s=1e6, worlds=4).choose(second) == card
 
 
 def test_hard_meets_pimc_in_the_arena() -> None:
@@ -77,3 +75,43 @@ def test_hard_meets_pimc_in_the_arena() -> None:
     assert set(outcome.times) == {"hard", "pimc"}
     with pytest.raises(SystemExit):
         arena.main(["--a", "hard", "--b", "grandmaster"])
+
+
+def test_next_worlds_aims_pimc_at_the_target_time() -> None:
+    # One try: in proportion.  Two: on their line (10 ms at 20 worlds, 14 at 40: 18 at 60).
+    assert arena.next_worlds([(20, 10.0)], 20.0) == 40
+    assert arena.next_worlds([(20, 10.0), (40, 14.0)], 18.0) == 60
+    # A line that does not climb (noise) falls back to the proportion of the last try.
+    assert arena.next_worlds([(20, 10.0), (40, 9.0)], 18.0) == 80
+    # At most four times or a quarter of the last try, never under one world.
+    assert arena.next_worlds([(20, 10.0)], 1000.0) == 80
+    assert arena.next_worlds([(20, 10.0)], 0.1) == 5
+    assert arena.next_worlds([(1, 10.0)], 0.1) == 1
+    assert arena.next_worlds([(1500, 10.0)], 100.0) == arena.MOST_WORLDS
+
+
+def test_equal_worlds_calibrates_pimc_on_pilot_deals() -> None:
+    """A tiny calibration: each round's worlds follow from the tries before it, the
+    target is hard's mean over every round, and the pilot deals are not the measured."""
+    setup = arena.Setup("classic", "hard", "pimc", 3, 0.02, pimc_worlds=6)
+    calibration = arena.equal_worlds(setup, deals=1, rounds=2)
+    tries = calibration["tries"]
+    assert len(tries) == 2 and tries[0][0] == 6
+    assert calibration["target"] == "hard" and calibration["target_ms"] > 0
+    assert calibration["worlds"] == arena.next_worlds(tries, calibration["target_ms"])
+    assert calibration["pilot_seed"] != setup.seed
+    with pytest.raises(ValueError):
+        arena.equal_worlds(arena.Setup("classic", "hard", "normal", 3, 0.02))
+
+
+def test_pimc_worlds_option(capsys: pytest.CaptureFixture[str]) -> None:
+    arena.main(["--variant", "classic", "--a", "pimc", "--b", "hard", "--deals", "1",
+                "--seed", "2", "--budget", "0.02", "--pimc-worlds", "3", "--json"])
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["pimc_worlds"] == 3 and report["calibration"] is None
+    for times in report["decision_ms"].values():
+        assert 0 < times["mean"] <= times["max"]
+    for wrong in (["--pimc-worlds", "0"], ["--pimc-worlds", "many"],
+                  ["--pimc-worlds", "equal", "--b", "normal"]):
+        with pytest.raises(SystemExit):
+            arena.main(["--a", "hard", "--b", "pimc", *wrong])

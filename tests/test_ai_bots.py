@@ -10,6 +10,7 @@ import pytest
 
 from ai import LEVELS, Level, decide, hard, make_bot
 from ai.solver import SearchTimeout, Solver
+from ai.view import view_of
 from engine.actions import BID, PASS
 from engine.match import Match
 from engine.observation import Observation
@@ -141,3 +142,46 @@ def test_unknown_level_is_refused() -> None:
         assert "grandmaster" in str(error)
     else:
         raise AssertionError("make_bot accepted an unknown level")
+
+
+def test_hard_plays_alike_cards_at_once_as_its_search_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When every legal card is alike (one suit, the same points, no card in play between
+    them) hard answers without a search, with the card its search would have chosen (a
+    tie over every sample, broken toward normal's card)."""
+    monkeypatch.setattr(hard, "WORLDS", 3)
+    searched: list[int] = []
+
+    class Counting(Solver):
+        def move_values(self, *args: Any, **kwargs: Any) -> dict[int, int]:
+            searched.append(1)
+            return super().move_values(*args, **kwargs)
+
+    monkeypatch.setattr(hard, "Solver", Counting)
+    alike = 0
+    for seed in range(40):
+        match = Match(Options.make("classic"), seed=seed)
+        while alike < 3 and match.deal is not None and not match.deal.is_over:
+            seat = match.current_player()
+            assert seat is not None
+            obs = match.observation(seat)
+            cards = [a for a in obs.legal_actions if a < 32]
+            if len(cards) > 1 and len(cards) == len(obs.legal_actions):
+                bot = hard.HardBot(seed, budget_s=60)
+                view = view_of(obs)
+                if hard._one_choice(view, obs.options.points[view.contract]):
+                    alike += 1
+                    searched.clear()
+                    card = bot.choose(obs)
+                    assert not searched
+                    monkeypatch.setattr(hard, "_one_choice", lambda *_: False)
+                    assert hard.HardBot(seed, budget_s=60).choose(obs) == card
+                    assert searched  # this time the search ran
+                    monkeypatch.undo()
+                    monkeypatch.setattr(hard, "WORLDS", 3)
+                    monkeypatch.setattr(hard, "Solver", Counting)
+            match.apply_action(make_bot("normal", seat).choose(obs), seat)
+        if alike == 3:
+            break
+    assert alike == 3

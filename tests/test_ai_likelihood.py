@@ -104,3 +104,19 @@ def test_hard_reads_the_plays_from_the_observation_alone(
     assert other.observation(seat) == obs  # ... that the seat cannot tell apart
     assert decide("hard", other.observation(seat), seed=5, budget_s=60) == \
         decide("hard", obs, seed=5, budget_s=60)
+
+
+def test_a_seats_factor_is_kept_for_its_hand_and_its_hand_alone() -> None:
+    """One model weighs a decision's many deals, keeping each seat's factor by its hand;
+    every deal must weigh what a fresh model (nothing kept) gives it, in any order."""
+    match = next(m for seed in range(50) if (m := history_to(seed, 3)) is not None)
+    assert match.deal is not None
+    obs = match.observation(match.deal.to_move)
+    knowledge = infer(obs)
+    rng = random.Random(2)
+    deals = [sample(knowledge, rng) for _ in range(60)]
+    deals += deals[:20]  # hands met before
+    kept = PlayModel(obs)
+    weights = [kept.weight(d) for d in deals]
+    assert weights == [PlayModel(obs).weight(d) for d in deals]
+    assert len(set(weights)) > 1  # the deals differ in how well they explain the plays

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 import time
 from typing import Any
 
@@ -284,3 +285,32 @@ def test_a_full_compiled_cache_keeps_every_bound_true(monkeypatch: pytest.Monkey
                 assert found == exact, (hands, leader, taken, alpha, beta)
             checked += 1
     assert checked == 12000
+
+
+def test_a_reused_search_keeps_its_cache_for_the_same_contract_and_rules_only() -> None:
+    """Solvers built with ``reuse`` share one compiled search (and its cache) while the
+    contract and the rules stay the same, and value every position as a fresh one does,
+    a passed deadline included."""
+    classic, other = OPTIONS[1], OPTIONS[3]  # the opponent's ruff under-trumped or not
+    first = Solver(3, classic, reuse=True)
+    rng = random.Random(4)
+    positions = [endgame(rng, tricks) for tricks in (5, 6, 5, 6)]
+    for hands, trick, leader in positions:
+        with pytest.raises(SearchTimeout):
+            Solver(3, classic, deadline=time.perf_counter(), reuse=True).move_values(
+                hands, trick, leader)
+        solver = Solver(3, classic, reuse=True)
+        assert solver._core is first._core
+        assert solver.move_values(hands, trick, leader) == Solver(3, classic).move_values(
+            hands, trick, leader)
+    assert Solver(3, classic)._core is not first._core  # without reuse: a fresh one
+    for contract, options in ((2, classic), (3, other)):
+        assert Solver(contract, options, reuse=True)._core is not first._core
+    # Each thread keeps its own: a search lets the others run, and a Core serves one.
+    again = Solver(3, classic, reuse=True)
+    elsewhere: list[Solver] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(Solver(3, classic, reuse=True)))
+    thread.start()
+    thread.join()
+    assert Solver(3, classic, reuse=True)._core is again._core
+    assert elsewhere[0]._core is not again._core
