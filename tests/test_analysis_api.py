@@ -26,6 +26,7 @@ from saq import Status
 from saq.queue.redis import RedisQueue
 from sqlalchemy import delete, update
 
+from app.analysis.jobs import MAX_RUNS
 from app.analysis.queues import SaqQueue
 from app.config import Settings
 from app.db import analyses as rows
@@ -153,6 +154,27 @@ def test_restart_resumes_the_jobs_in_hand(sqlite_url: str) -> None:
         wait_done(client, "done", one_attempt=False)
     resumed = row(sqlite_url, "done")
     assert resumed is not None and resumed.attempts == stopped.attempts + 1
+
+
+def test_a_job_run_as_often_as_allowed_is_given_up_not_run_again(sqlite_url: str) -> None:
+    """A job that storage failed MAX_RUNS times (each run counted as it starts) fails when
+    it comes back, rather than be reviewed again each time the queue gives it back."""
+    settings = app_settings(database_url=sqlite_url, analysis_workers=0)
+    with TestClient(create_app(settings, storage=MemoryStorage())) as client:
+        assert client.post("/api/matches/done/analysis").status_code == 202
+
+    async def worn() -> None:
+        async with opened(sqlite_url) as db, db.write() as conn:
+            await conn.execute(update(models.Analysis).where(models.Analysis.match_id == "done")
+                               .values(attempts=MAX_RUNS))
+    run(worn())
+    with app_client(sqlite_url) as client:
+        def failed() -> bool:
+            return bool(client.get("/api/matches/done/analysis").json()["status"] == "failed")
+        eventually_sync(failed, DONE_WITHIN, "the worn job failed")
+    given_up = row(sqlite_url, "done")
+    assert given_up is not None and given_up.attempts == MAX_RUNS
+    assert given_up.error == f"given up after {MAX_RUNS} runs" and given_up.result is None
 
 
 def test_a_full_queue_refuses_a_new_job_not_an_old_one(sqlite_url: str) -> None:

@@ -29,6 +29,7 @@ from .queues import JobQueue, LocalQueue, SaqQueue
 logger = logging.getLogger(__name__)
 
 STEP = 0.01  # progress is written to the row each time it gains this much
+MAX_RUNS = 12  # runs of one job at most, over nodes and restarts: storage failing it this often
 
 
 class MatchNotFound(Exception):
@@ -142,6 +143,9 @@ class Analyses:
         if self._pool is None:
             raise RuntimeError("this node has no analysis workers")
         row = await rows.get(self._database, match_id)
+        if row is not None and row.attempts >= MAX_RUNS:  # the queue gives a lost job back
+            await rows.fail(self._database, match_id, f"given up after {row.attempts} runs")
+            return
         if row is None or not await rows.start(self._database, match_id):
             return
         reporter = _Reporter(self._database, match_id)
