@@ -215,9 +215,28 @@ class QueueSeatedNotice(_Notice):
     table: str
 
 
+class StandingsNotice(_Notice):
+    """A tournament the recipient is in (or directs) moved on: a round's table ended (the
+    standings changed), a round's tables were made, or it finished.  The page reads
+    ``GET /api/tournaments/{id}`` again on it (docs/tournaments.md)."""
+
+    kind: Literal["standings"] = "standings"
+    tournament: str
+    name: str
+    status: str = Field(description="`running` or `finished`")
+    round: int
+    rounds: int
+    entry: int | None = Field(description="the recipient's entry; null for a director "
+                              "without one")
+    rank: int | None = Field(description="the entry's rank in the standings now")
+    points: float | None = Field(description="its match points")
+    table: str | None = Field(description="the entry's table of the round while it plays "
+                              "(connect as in section 2), else null")
+
+
 Notice = Annotated[
     FriendRequestNotice | FriendOnlineNotice | InvitationNotice | DeclinedNotice
-    | QueueSeatedNotice,
+    | QueueSeatedNotice | StandingsNotice,
     Field(discriminator="kind"),
 ]
 NOTICES: TypeAdapter[Notice] = TypeAdapter(Notice)
