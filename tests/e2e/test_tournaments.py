@@ -1,7 +1,8 @@
 """Tournaments and the league in the browser (docs/tournaments.md): a director makes a
 tournament with the form (its schedule previewed), joins it, adds a bot entry, starts it,
-sees every entry in the live standings and is seated at their table by "Go to your
-table"; the pages fit a phone, and the league page shows the caller's division."""
+sees every entry in the live standings, is told on the personal channel that their table
+is ready and goes to it, then withdraws and sees the tournament end; the pages fit a
+phone, and the league page shows the caller's division."""
 
 from __future__ import annotations
 
@@ -48,11 +49,23 @@ def test_a_director_runs_a_tournament_from_the_pages(page: Page, rest: httpx2.Cl
     page.locator("[data-testid=add-bot]").click()
     expect(page.locator("[data-testid=standings] tbody tr")).to_have_count(2)
     page.locator("[data-testid=start-tournament]").click()
+    # The page is read again when the personal channel says the round's tables are made.
     expect(page.locator("[data-testid=tournament-status]")).to_contain_text("Round 1 of 4")
     expect(page.locator("[data-testid=round-table]")).to_have_count(1)
-    page.locator("[data-testid=next-table]").click()
+    expect(page.locator("[data-testid=next-table]")).to_be_visible()
+    card = page.locator("[data-testid=notice-standings]")
+    expect(card).to_contain_text("Browser Cup: your table of round 1 is ready.")
+    card.locator("[data-testid=notice-yes]").click()
     expect(page).to_have_url(re.compile(r"#/t/"))
     expect(page.locator("#table")).to_be_visible()
+
+    # Withdrawn during the round: a bot takes the seat, and with no player left the
+    # tournament ends after it, which its director is told.
+    page.go_back()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("[data-testid=withdraw]").click()
+    expect(page.locator("[data-testid=tournament-status]")).to_contain_text("Finished")
+    expect(page.locator("#toasts")).to_contain_text("Browser Cup is over.")
 
 
 def test_the_pages_fit_a_phone(open_page: OpenPage, rest: httpx2.Client) -> None:
