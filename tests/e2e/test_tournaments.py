@@ -2,7 +2,8 @@
 tournament with the form (its schedule previewed), joins it, adds a bot entry, starts it,
 sees every entry in the live standings, is told on the personal channel that their table
 is ready and goes to it, then withdraws and sees the tournament end; the pages fit a
-phone, and the league page shows the caller's division."""
+phone, and the league page shows the caller's division; in each of the seven languages
+the pages speak it and fit a phone held either way."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import OpenPage
 from tests.e2e.harness import PHONE
+from tests.e2e.test_rules_help import LANGUAGES, NO_OVERFLOW, strings
 
 pytestmark = pytest.mark.e2e
 
@@ -76,3 +78,34 @@ def test_the_pages_fit_a_phone(open_page: OpenPage, rest: httpx2.Client) -> None
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     expect(page.locator("[data-testid=league-division]")).to_contain_text("Division 3 of 5")
     expect(page.locator("[data-testid=nav-tournaments]")).to_be_visible()
+
+
+def test_the_pages_speak_each_language_and_fit_a_phone(open_page: OpenPage,
+                                                      rest: httpx2.Client) -> None:
+    me = _account(rest)
+    auth = {"Authorization": f"Bearer {me['token']}"}
+    made = rest.post("/api/tournaments", headers=auth, json={
+        "name": "Coupe", "format": "duplicate", "rounds": 3, "options": {"target_score": 1500}})
+    assert made.status_code == 201, made.text
+    t = made.json()["id"]
+    for body in ({}, {"bot": "easy"}, {"bot": "easy"}):
+        assert rest.post(f"/api/tournaments/{t}/entries", headers=auth, json=body).is_success
+    assert rest.post(f"/api/tournaments/{t}/start", headers=auth).is_success
+    page = _signed_in(open_page(PHONE), me)
+    page.goto(f"/#/tournaments/{t}")
+    for lang in LANGUAGES:
+        words = strings(lang, "competition")
+        page.locator("#lang").select_option(lang)
+        for size in (PHONE, {"width": PHONE["height"], "height": PHONE["width"]}):
+            page.set_viewport_size(size)  # type: ignore[arg-type]
+            page.goto(f"/#/tournaments/{t}")
+            expect(page.locator("#tournament h2").first).to_have_text(words["tournament.standings"])
+            expect(page.locator("[data-testid=round-table]")).to_have_count(2)
+            assert page.evaluate(NO_OVERFLOW), (lang, size)
+            page.goto("/#/tournaments")
+            expect(page.locator("h1")).to_have_text(words["tournament.title"])
+            assert page.evaluate(NO_OVERFLOW), (lang, size)
+            page.goto("/#/league")
+            expect(page.locator("[data-testid=league-division]")).to_contain_text(
+                words["league.division"].split("{")[0].strip() or "3")
+            assert page.evaluate(NO_OVERFLOW), (lang, size)
