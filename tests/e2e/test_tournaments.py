@@ -13,7 +13,7 @@ import uuid
 
 import httpx2
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import OpenPage
 from tests.e2e.harness import PHONE
@@ -96,8 +96,8 @@ def test_the_pages_speak_each_language_and_fit_a_phone(open_page: OpenPage,
     for lang in LANGUAGES:
         words = strings(lang, "competition")
         page.locator("#lang").select_option(lang)
-        for size in (PHONE, {"width": PHONE["height"], "height": PHONE["width"]}):
-            page.set_viewport_size(size)  # type: ignore[arg-type]
+        for size in (PHONE, ViewportSize(width=PHONE["height"], height=PHONE["width"])):
+            page.set_viewport_size(size)
             page.goto(f"/#/tournaments/{t}")
             expect(page.locator("#tournament h2").first).to_have_text(words["tournament.standings"])
             expect(page.locator("[data-testid=round-table]")).to_have_count(2)
