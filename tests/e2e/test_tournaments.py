@@ -1,9 +1,10 @@
 """Tournaments and the league in the browser (docs/tournaments.md): a director makes a
-tournament with the form (its schedule previewed), joins it, adds a bot entry, starts it,
-sees every entry in the live standings, is told on the personal channel that their table
-is ready and goes to it, then withdraws and sees the tournament end; the pages fit a
-phone, and the league page shows the caller's division; in each of the seven languages
-the pages speak it and fit a phone held either way."""
+tournament with the form (its schedule previewed), joins it as a pair with another
+player, adds a bot entry, starts it, sees every entry in the live standings, is told on
+the personal channel that their table is ready and goes to it, then withdraws (with the
+partner) and sees the tournament end; the pages fit a phone, and the league page shows
+the caller's division; in each of the seven languages the pages speak it and fit a phone
+held either way."""
 
 from __future__ import annotations
 
@@ -46,8 +47,11 @@ def test_a_director_runs_a_tournament_from_the_pages(page: Page, rest: httpx2.Cl
     expect(page.locator("[data-testid=schedule-preview]")).to_contain_text("4 rounds")
     form.locator("[data-testid=create-tournament]").click()
     expect(page.locator("[data-testid=tournament] h1")).to_have_text("Browser Cup")
-    page.locator("[data-testid=join]").click()
+    partner = _account(rest)
+    page.locator("[data-testid=partner-id]").fill(partner["id"])
+    page.locator("[data-testid=join-pair]").click()
     expect(page.locator("[data-testid=withdraw]")).to_be_visible()
+    expect(page.locator(".tournament-entries")).to_contain_text(partner["name"])
     page.locator("[data-testid=add-bot]").click()
     expect(page.locator("[data-testid=standings] tbody tr")).to_have_count(2)
     page.locator("[data-testid=start-tournament]").click()
