@@ -81,6 +81,17 @@ def test_the_pages_fit_a_phone(open_page: OpenPage, rest: httpx2.Client) -> None
         expect(page.locator("h1")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     expect(page.locator("[data-testid=league-division]")).to_contain_text("Division 3 of 5")
+
+
+def test_the_seasons_countdown_runs(page: Page, rest: httpx2.Client) -> None:
+    _signed_in(page, _account(rest))
+    page.clock.install()
+    page.goto("/#/league")
+    countdown = page.locator("[data-testid=league-countdown]")
+    expect(countdown).to_have_text(re.compile(r"\(in [4-7] days\)"))  # 7-day seasons
+    before = int(re.sub(r"\D", "", countdown.inner_text()))
+    page.clock.run_for(2 * 24 * 3600 * 1000)  # two days later, the page not read again
+    expect(countdown).to_have_text(f"(in {before - 2} days)")
     expect(page.locator("[data-testid=nav-tournaments]")).to_be_visible()
 
 

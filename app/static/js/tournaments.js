@@ -14,6 +14,7 @@ import { dateText, errorBox } from "./replay.js";
 
 const FALLBACK_MS = 30000; // read again this often besides, while it is on: nobody tells a mere viewer
 const STATUSES = ["upcoming", "running", "finished"];
+const COUNTDOWN_MS = 30000; // the season's countdown is told again this often
 
 export function renderTournaments(root, ctx, rawStatus) {
   const { t } = ctx;
@@ -207,6 +208,7 @@ export function renderLeague(root, ctx, rawVariant) {
       href: `#/league/${name}`, "aria-current": name === variant ? "page" : null }, t(`variant.${name}`)))),
     page));
   let gone = false;
+  let ticking = null;
   if (!isAccount()) {
     fill(page, h("p.muted", {}, t("league.account_needed")));
     return () => {};
@@ -216,11 +218,15 @@ export function renderLeague(root, ctx, rawVariant) {
     const me = ctx.guest();
     const size = league.group.length;
     const zone = (rank) => (rank <= league.zones.promotion ? ".up" : rank > size - league.zones.demotion ? ".down" : "");
+    const left = h("span", { "data-testid": "league-countdown" });
+    const tick = () => { left.textContent = league.ends_at ? ` (${countdown(league.ends_at)})` : ""; };
+    tick();
+    ticking = setInterval(tick, COUNTDOWN_MS);
     fill(page,
       h("p", { "data-testid": "league-division" }, [
         league.division ? t("league.division", { division: league.division, divisions: league.divisions }) : null,
-        league.ends_at ? `${t("league.ends", { at: dateText(league.ends_at) })} (${countdown(league.ends_at)})` : null]
-        .filter(Boolean).join(" · ")),
+        league.ends_at ? t("league.ends", { at: dateText(league.ends_at) }) : null]
+        .filter(Boolean).join(" · "), left),
       h("p.muted", {}, t("league.explain")),
       size ? h("div.table-scroll", {}, h("table.leaderboard-table.league-table", { "data-testid": "league-group" },
         h("thead", {}, h("tr", {}, ["#", t("leaderboard.player"), t("tournament.points"), t("leaderboard.matches")]
@@ -231,7 +237,7 @@ export function renderLeague(root, ctx, rawVariant) {
         : h("p.history-empty", {}, t("league.no_group")),
       size ? h("p.muted", {}, t("league.zones", { up: league.zones.promotion, down: league.zones.demotion })) : null);
   }, (error) => { if (!gone) fill(page, errorBox(t, error)); });
-  return () => { gone = true; };
+  return () => { gone = true; clearInterval(ticking); };
 }
 
 /** The time left until `iso`, in the page's language: days, then hours, then minutes. */
