@@ -6,16 +6,22 @@ Two players enter alone (each with a bot partner) and never come to their table,
 grace and turns outlast the test: only their withdrawal can move the round on.  Each is
 told its table of round 1 and its rank; both withdraw; their seats go to bots, the table
 closes with both teams' leavers (both lose the round), and the tournament, every player
-gone, ends without a round of bots alone, which its director is told."""
+gone, ends without a round of bots alone, which its director is told.  The same when they
+withdraw between the round's pairing and the making of its table: they sit, then leave."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.competition import store
+from app.competition.director import Director
+from app.db.tournaments import RoundTable
 from app.main import create_app
 from tests.conftest import app_settings
 from tests.test_app_ws import until
@@ -71,6 +77,39 @@ def test_players_are_told_and_a_table_every_player_left_ends_its_round(
     assert [line["points"] for line in done["standings"]] == [0, 0]  # both teams left
     match = client.get(f"/api/matches/{table['id']}").json()
     assert match["end_reason"] == "abandoned"
+
+
+def test_players_who_withdraw_before_their_table_is_made_leave_it(
+        migrated_sqlite: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()  # the round's table is made once both have withdrawn
+    make = Director._make
+
+    async def held_back(self: Director, loaded: store.Loaded, rt: RoundTable) -> None:
+        while not gate.is_set():
+            await asyncio.sleep(0.05)
+        again = await store.load(self.db, loaded.tournament.id)  # as a later pass reads it
+        assert again is not None
+        await make(self, again, rt)
+
+    monkeypatch.setattr(Director, "_make", held_back)
+    settings = app_settings(database_url=migrated_sqlite, reconnect_grace=600,
+                            default_turn_seconds=600)
+    with TestClient(create_app(settings)) as client:
+        calls = Calls(client)
+        director, ana, bob = calls.account(), calls.account(), calls.account()
+        t = calls.create(director, rounds=2, options={"target_score": 1000})["id"]
+        for who in (ana, bob):
+            calls.enter(who, t)
+        client.post(f"/api/tournaments/{t}/start", headers=_auth(director))
+        calls.until(t, lambda b: b["tables"], "the round paired")
+        for who in (ana, bob):
+            assert client.delete(f"/api/tournaments/{t}/entries",
+                                 headers=_auth(who)).status_code == 204
+        gate.set()
+        done = calls.until(t, lambda b: b["status"] == "finished", "the end")
+    [table] = done["tables"]
+    assert table["reason"] == "abandoned" and sorted(table["left"]) == [0, 1]
+    assert [line["points"] for line in done["standings"]] == [0, 0]
 
 
 def _token(who: dict[str, str]) -> dict[str, str]:

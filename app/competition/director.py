@@ -168,8 +168,8 @@ class Director:
                 await store.made(self.db, t.id, rt.round, rt.idx, None, now())  # lost: again
 
     async def _make(self, loaded: store.Loaded, rt: RoundTable) -> None:
-        """Create a round table, note it, seat its entries (bots for the withdrawn, and
-        for a seat a player cannot take) and start its match with the round's seed."""
+        """Create a round table, note it, seat its entries (a bot for a seat a player
+        cannot take) and start its match with the round's seed."""
         t = loaded.tournament
         name = f"{t.name} · {rt.round}.{rt.idx + 1}"
         config = TableConfig(name=name[:MAX_NAME], options=Options.make(t.variant, **t.options),
@@ -216,12 +216,14 @@ class Director:
 async def _seat(table: Table, owner: Player, t: Tournament, entries: dict[int, Entry],
                 seats: list[int]) -> None:
     """Seat each seat's member: a fixed pair's first member at seats 0/1, its second at
-    2/3; a bot for a bot, a withdrawn entry, or a player the table refuses."""
+    2/3; a bot for a bot, or a player the table refuses.  A player whose entry withdrew
+    since the pairing sits too, and leaves at the next pass (:mod:`.held`): their team
+    loses the round, as any withdrawn entry's at a table of the round."""
     for seat, number in enumerate(seats):
         entry = entries[number]
         member = entry.members[seat // 2 if t.teams == Teams.FIXED else 0]
         player_id = member.get("player_id")
-        if player_id is not None and not entry.withdrawn:
+        if player_id is not None:
             try:
                 await table.submit(SitDown(Player(player_id, member["name"]), seat,
                                            arriving=True))
