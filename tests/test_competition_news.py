@@ -1,12 +1,15 @@
 """Who is told what on the personal channel as a tournament moves on (app/competition/
 news.py): each player of an entry still in, and the director, once per change of the
-rows (a table made, a table ended, the end), with their own rank and table."""
+rows (a table made, a table ended, the end), with their own rank and table; one who
+cannot be told holds nobody else up."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
 from typing import Any
+
+from redis.exceptions import ConnectionError as RedisDown
 
 from app.competition.models import Status
 from app.competition.news import News
@@ -54,3 +57,15 @@ def test_each_player_still_in_and_the_director_told_once_per_change() -> None:
         "ana": (1, 1.0, None), "bob": (3, 0.0, None), "cy": (3, 0.0, None),  # dan 2nd
         "boss": (None, None, None)}
     assert {n.status for _, n in over} == {"finished"} and over[0][1].entry == 1
+
+
+def test_a_notice_that_cannot_be_told_holds_nobody_up() -> None:
+    told: list[str] = []
+
+    async def tell(player: str, notice: Notice) -> None:
+        if player == "ana":
+            raise RedisDown("Redis is away")
+        told.append(player)
+
+    asyncio.run(News(tell).read(loaded([table("X")])))
+    assert told == ["bob", "cy", "boss"]

@@ -5,17 +5,23 @@ standings changed), a round's tables were made, it finished.
 
 The director's pass reads the tournament's rows anyway; it tells when what it read differs
 from what this node told last.  Nothing else is kept, so a node that takes a tournament
-over tells once more on its first pass (a notice twice, never one missed), and a table
-ended on any node is told by whichever node directs."""
+over tells once more on its first pass (a notice twice rather than one missed), and a table
+ended on any node is told by whichever node directs.  A notice that cannot be told is
+logged and not tried again: it never holds the tournament up."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Hashable
 
 from ..events import Notice, StandingsNotice
+from ..shared import UNREACHABLE
+from ..storage import StorageError
 from .models import Format, Status
 from .standings import standings
 from .store import Loaded
+
+log = logging.getLogger(__name__)
 
 Tell = Callable[[str, Notice], Awaitable[None]]  # app/community/notices.py: Notices.tell
 
@@ -50,11 +56,15 @@ class News:
         players.setdefault(t.director, None)
         for player_id, entry in players.items():
             line = None if entry is None else lines.get(entry)
-            await self._tell(player_id, StandingsNotice(
+            notice = StandingsNotice(
                 tournament=t.id, name=t.name, status=now.value, round=t.round,
                 rounds=t.rounds, entry=entry, rank=None if line is None else line.rank,
                 points=None if line is None else line.points,
                 table=tables.get(entry) if entry is not None and now == Status.RUNNING
-                else None))
+                else None)
+            try:
+                await self._tell(player_id, notice)
+            except (StorageError, *UNREACHABLE) as exc:  # told at most once: never held up
+                log.warning("tournament %s: %s not told: %s", t.id, player_id, exc)
         if now == Status.FINISHED:
             del self._told[t.id]
