@@ -101,11 +101,11 @@ export function renderTournament(root, ctx, id) {
   let gone = false;
   let timer = null;
   const load = async () => {
-    clearTimeout(timer);
     try {
       const tour = await ctx.api("GET", `/api/tournaments/${encodeURIComponent(id)}`);
       if (gone) return;
       fill(root, detail(ctx, tour, load));
+      clearTimeout(timer); // one fallback, whichever of two reads in flight ends last
       if (tour.status !== "finished") timer = setTimeout(load, FALLBACK_MS);
     } catch (error) {
       if (!gone) fill(root, h("section.history-page", {}, errorBox(ctx.t, error)));
