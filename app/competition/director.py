@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 TICK = 1.0  # seconds between two passes
 STALE = 30.0  # seconds a made table may take to begin its match before it is made again
+# (at once if no node holds it: its maker died before the match began)
 
 
 def now() -> datetime:
@@ -163,9 +164,21 @@ class Director:
                 await self._make(loaded, rt)
             elif late:
                 await self._decide(t, rt, begun.get(rt.table_id) or store.Begun([], []))
-            elif rt.table_id not in begun and rt.table_id not in self.lobby.tables and (
-                    rt.made_at is None or now() - rt.made_at > timedelta(seconds=STALE)):
-                await store.made(self.db, t.id, rt.round, rt.idx, None, now())  # lost: again
+            elif rt.table_id not in begun and await self._lost(rt.table_id, rt.made_at):
+                await store.made(self.db, t.id, rt.round, rt.idx, None, now())  # made again
+
+    async def _lost(self, table_id: str, made_at: datetime | None) -> bool:
+        """Whether a round table made but whose match has not begun is lost: not here,
+        and (alone) nowhere else, or (in a cluster) leased by no node, its maker dead;
+        STALE seconds after it was made in any case (its maker stuck)."""
+        if table_id in self.lobby.tables:
+            return False
+        if made_at is None or now() - made_at > timedelta(seconds=STALE):
+            return True
+        if self.cluster is None:
+            return True
+        [owner] = await self.cluster.leases.owners([table_id])
+        return owner is None
 
     async def _make(self, loaded: store.Loaded, rt: RoundTable) -> None:
         """Create a round table, note it, seat its entries (a bot for a seat a player
