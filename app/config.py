@@ -153,6 +153,9 @@ class Settings(BaseSettings):
     # sustained); more get 429 `too_many_requests`.
     rest_rate_per_token: str = "10/second;300/minute"
     rest_rate_per_address: str = "30/second;1200/minute"
+    # Invitations to a table and partner prompts one player may send, over the whole
+    # cluster (docs/community.md), in the same notation; more get 429 `too_many_requests`.
+    invitations_per_player: str = "10/minute;60/hour"
 
     # WebSocket limits.
     ws_max_message: int = Field(default=4096, ge=256)
@@ -182,7 +185,7 @@ class Settings(BaseSettings):
                                      "nor a network (nor \"*\" alone)") from None
         return ",".join(proxies)
 
-    @field_validator("rest_rate_per_token", "rest_rate_per_address")
+    @field_validator("rest_rate_per_token", "rest_rate_per_address", "invitations_per_player")
     @classmethod
     def _rates(cls, value: str) -> str:
         parse_many(value)  # a ValueError names the notation it could not read

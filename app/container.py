@@ -102,12 +102,13 @@ async def started(settings: Settings, storage: Storage | None = None,
         # leases go once they stopped.  Server.shutdown stopped them already; not so under
         # a TestClient.
         stack.push_async_callback(lobby.stop, drain_time(settings.shutdown_timeout))
-        community = make_community(database, shared, lobby, cluster)
-        stack.push_async_callback(community.notices.close)
+        limiter = Limiter(shared.limits)
+        community = make_community(database, shared, lobby, cluster, limiter,
+                                   settings.invitations_per_player)
+        stack.push_async_callback(community.close)
         matchmaker = Matchmaker.of(lobby, cluster, shared, settings.tables, clock or LoopClock(),
                                    community)
         stack.push_async_callback(matchmaker.close)
-        limiter = Limiter(shared.limits)
         accounts = await make_accounts(settings.accounts, database, tokens, limiter, shared)
         stack.push_async_callback(accounts.close)
         analyses = Analyses(settings.analysis, database, limiter, shared)

@@ -39,7 +39,8 @@ class ErrorCode(StrEnum):
         "than 64 KiB")
     TOO_MANY_REQUESTS = "too_many_requests", 429, (
         "the bearer token's or the client address's REST rate is spent (section 1, "
-        "**Limits**); with `Retry-After`: seconds until one more call is let through")
+        "**Limits**), or the player's invitations and partner prompts (section 10); with "
+        "`Retry-After`: seconds until one more call is let through")
     INTERNAL = "internal", 500, (
         "an unexpected error, nothing of it shown; on a socket, the answer to the action "
         "that met it")
@@ -137,6 +138,11 @@ class ErrorCode(StrEnum):
         "the engine's reason (`python -m engine score`)")
     SCORESHEET_OVER = "scoresheet_over", 409, (
         "the score sheet's match has a winner, or the sheet holds 100 deals")
+    # ------------------------------------------------------------- problems
+    PROBLEM_NOT_FOUND = "problem_not_found", 404, (
+        "no such problem, or another player's own (docs/protocol.md, \"Problems\")")
+    NOT_AN_OPTION = "not_an_option", 422, (
+        "an attempt's action is not one of the problem's choices (its `options`)")
     DECKS_HIDDEN = "decks_hidden", 409, (
         "the record, replay or review of a duplicate round's table before that round is "
         "over: its decks are the other tables' next deals")

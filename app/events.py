@@ -165,6 +165,8 @@ def schema() -> dict[str, Any]:
 class _Notice(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     type: Literal["notice"] = "notice"
+    id: int | None = Field(default=None, description="a notice kept while the player had "
+                           "no channel open: dismissed with `DELETE /api/me/notices/{id}`")
 
 
 class Someone(BaseModel):
@@ -226,17 +228,27 @@ class StandingsNotice(_Notice):
     status: str = Field(description="`running` or `finished`")
     round: int
     rounds: int
-    entry: int | None = Field(description="the recipient's entry; null for a director "
-                              "without one")
+    entry: int | None = Field(description="the recipient's entry; left out for a director "
+                              "not in it")
     rank: int | None = Field(description="the entry's rank in the standings now")
     points: float | None = Field(description="its match points")
     table: str | None = Field(description="the entry's table of the round while it plays "
-                              "(connect as in section 2), else null")
+                              "(connect as in section 2), else left out")
+
+
+class QueuePartnerNotice(_Notice):
+    """A friend waits in the queue naming the recipient as partner: joining the queue
+    naming them back (``variant``, ``rated``) seats the two as a team."""
+
+    kind: Literal["queue_partner"] = "queue_partner"
+    player: Someone
+    variant: str
+    rated: bool
 
 
 Notice = Annotated[
     FriendRequestNotice | FriendOnlineNotice | InvitationNotice | DeclinedNotice
-    | QueueSeatedNotice | StandingsNotice,
+    | QueueSeatedNotice | QueuePartnerNotice | StandingsNotice,
     Field(discriminator="kind"),
 ]
 NOTICES: TypeAdapter[Notice] = TypeAdapter(Notice)

@@ -32,6 +32,7 @@ from .api.routes import (
     ops,
     play,
     players,
+    problems,
     scoresheets,
     server,
     tables,
@@ -79,7 +80,7 @@ def create_app(settings: Settings | None = None, storage: Storage | None = None,
     app.include_router(ws.router, prefix="/api")
     app.include_router(me_ws.router, prefix="/api")
     for router in (history.router, players.router, analysis.router,  # their own /api
-                   scoresheets.router):
+                   scoresheets.router, problems.router):
         app.include_router(router, responses=RATE_LIMITED)
     app.include_router(ops.router)  # /healthz, /readyz, /metrics
     app.include_router(docs.router)  # /docs

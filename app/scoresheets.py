@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.actions import action_name, contract_of, point_value
 from engine.options import Options
 from engine.record import read_options
 from engine.scoring import DealResult, MatchProgress, after_deal
 from engine.summary import score_summary
+from engine.variants.coinche import Coinche
+from engine.variants.coinche_summary import DEAL_POINTS, capot_points
 
 from .db.scoresheets import SheetRow
 
@@ -32,11 +35,48 @@ class Scored:
     results: list[DealResult]
     progress: MatchProgress
     hanging: int
+    options: Options
+
+    def report(self, index: int) -> dict[str, object]:
+        """A deal's result as ``python -m engine score`` prints it (the variant's report)."""
+        return self.options.deal_report(self.results[index])
 
 
 def options_of(variant: str, flags: dict[str, Any]) -> Options:
     """The sheet's rules; ValueError names a bad variant or flag."""
     return read_options({"variant": variant, "options": flags})
+
+
+def form_of(options: Options) -> dict[str, Any]:
+    """What a deal's entry form offers and checks, as the engine has it, so that a client
+    holds no copy of it: the contracts (a Coinche bid's strains), each one's card points
+    and most belots, those where declarations score, the multipliers; in Coinche the bid
+    values (``100``, ``capot``...), the multiplier of each coinche level and, per bid
+    value, the capot team's card points."""
+    coinche = options if isinstance(options, Coinche) else None
+    contracts = coinche.strains() if coinche else list(options.contracts)
+    names = {k: options.strain_names[k] for k in contracts}
+    form: dict[str, Any] = {
+        "contracts": list(names.values()),
+        "multipliers": list(options.multipliers),
+        "declaration_contracts": [n for k, n in names.items()
+                                  if options.declarations_in(k) is not None],
+        "card_totals": {n: DEAL_POINTS if coinche else options.card_total(k)
+                        for k, n in names.items()},
+        "most_belots": {n: options.most_belots(k) for k, n in names.items()},
+        "coinche": None,
+    }
+    if coinche is not None:
+        strain = coinche.strain_names[contracts[0]]
+        bids = {action_name(b).removesuffix(strain): b for b in coinche.bids
+                if contract_of(b) == contracts[0]}
+        form["coinche"] = {
+            "bid_values": list(bids),
+            "multipliers": [1, 2, coinche.surcoinche_multiplier],
+            "capot_points": {name: capot_points(coinche, point_value(b))
+                             for name, b in bids.items()},
+        }
+    return form
 
 
 def score(sheet: SheetRow) -> Scored:
@@ -50,7 +90,7 @@ def score(sheet: SheetRow) -> Scored:
         results.append(result)
         hanging = result.hanging
         progress = after_deal(progress, result, options)
-    return Scored(results, progress, hanging)
+    return Scored(results, progress, hanging, options)
 
 
 def check_deal(sheet: SheetRow, summary: Any) -> dict[str, Any]:
@@ -77,4 +117,7 @@ def check_deal(sheet: SheetRow, summary: Any) -> dict[str, Any]:
 
 
 def _complete(sheet: SheetRow, summary: dict[str, Any], hanging: int) -> dict[str, Any]:
-    return {**summary, "variant": sheet.variant, "options": sheet.options, "carry_in": hanging}
+    """The summary as the engine reads it: the sheet's rules, and the pool hanging when
+    there is one (Coinche has none, and its summaries take no ``carry_in``)."""
+    pool = {"carry_in": hanging} if hanging else {}
+    return {**summary, "variant": sheet.variant, "options": sheet.options, **pool}

@@ -15,7 +15,18 @@ from abc import ABC, abstractmethod
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .cards import BEATS, CONTRACT_NAMES, KING, POINTS, QUEEN, RANK_MASK, SUIT_MASK, Mask
+from .cards import (
+    ALL_TRUMPS,
+    BEATS,
+    CONTRACT_NAMES,
+    KING,
+    NO_TRUMPS,
+    POINTS,
+    QUEEN,
+    RANK_MASK,
+    SUIT_MASK,
+    Mask,
+)
 from .scoring import LAST_TRICK, REDEAL, MatchProgress
 
 if TYPE_CHECKING:
@@ -183,6 +194,11 @@ class Options(ABC):
     def card_total(self, contract: Contract) -> int:
         """A deal's card points, the last trick's 10 included: 162 in a suit."""
         return sum(self.points[contract]) + LAST_TRICK
+
+    def most_belots(self, contract: Contract) -> int:
+        """How many belots a deal in ``contract`` may hold: one in a suit (its trump's),
+        one per suit in all trumps, none in no trumps."""
+        return 4 if contract == ALL_TRUMPS else 0 if contract == NO_TRUMPS else 1
 
     def card_points(self, tally: Tally) -> tuple[int, int]:
         """The card points a deal's report shows: the tally's, unless the variant gives

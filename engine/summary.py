@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .cards import ALL_TRUMPS, NO_TRUMPS, POINTS, RANKS
+from .cards import POINTS, RANKS
 from .declarations import CARRE_VALUE
 from .options import Options
 from .record import read_options
@@ -60,7 +60,7 @@ def trick_summary(options: Options, doc: dict[str, Any]) -> DealResult:
                              f"{card_total(contract)} card points")
     declarations = declaration_points(doc.get("declarations", [[], []]), contract, options)
     belots = pair(doc, "belot", default=[0, 0])
-    most = 4 if contract == ALL_TRUMPS else 0 if contract == NO_TRUMPS else 1
+    most = options.most_belots(contract)
     if sum(belots) > most:
         raise ValueError(f"at most {most} belot{'s' * (most != 1)} in {name}")
     tally = Tally(contract, bidder, multiplier, (points[0], points[1]),

@@ -23,7 +23,7 @@ from app.main import create_app, server_config
 from app.storage import MemoryStorage
 from tests.waiting import eventually_sync
 
-pytest_plugins = ["tests.tiers"]
+pytest_plugins = ["tests.tiers", "tests.scheduling"]
 
 SERVER_START = 60  # seconds a server may take to answer before its test fails
 

@@ -80,13 +80,15 @@ def test_every_language_has_every_string_with_its_placeholders(lang: str,
 
 # One form of address per language (issue #35): Bulgarian says "Вие" (its informal
 # pronouns and imperatives here were a mix), German says "du" ("Sie" only as "they",
-# "Ihr" only as the plural "you": "Ihr gewinnt").
+# "Ihr" only as the plural "you" opening a sentence: "Ihr gewinnt"; mid-sentence, as in
+# "möchte Ihr Freund sein", it is the formal "your").
 INFORMAL_BG = re.compile(r"(?<!\w)(ти|теб|тебе|твой|твоя|твоят|твоите|твоето|твоята|пишеш|видиш|"
                          r"можеш|имаш|искаш|играеш|избери|играй|създай|влез|изпрати|напиши|"
                          r"изчакай|смени|добави|започни|седни|копирай|покажи|махни|вземи|затвори|"
                          r"анализирай|заглуши|стани|попълни|гледай)(?!\w)",
                          re.IGNORECASE)
-FORMAL_DE = re.compile(r"\b(Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|\b(?:[a-zäöüß]\w*en) Sie\b")
+FORMAL_DE = re.compile(r"\b(Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|\b(?:[a-zäöüß]\w*en) Sie\b"
+                       r"|(?<=[a-zäöüß] )Ihr\b")
 
 
 @pytest.mark.parametrize("namespace", NAMESPACES)
@@ -195,3 +197,14 @@ def test_the_app_serves_the_client_with_its_content_types(client: TestClient) ->
     for sheet in sorted(STATIC.glob("css/*.css")):
         served = client.get(f"/css/{sheet.name}")
         assert served.status_code == 200 and served.headers["content-type"].startswith("text/css")
+
+
+def test_the_score_keeper_holds_no_copy_of_the_deal_rules() -> None:
+    """The card points of a deal, its belots and a capot's points are the sheet's, from
+    the engine (``GET /api/scoresheets/{id}``): the score keeper writes none of them."""
+    text = (STATIC / "js" / "scoresheet.js").read_text(encoding="utf-8")
+    numbers = set(re.findall(r"(?<![\w.])\d+(?![\w.])", text))
+    assert not numbers & {"162", "130", "258", "252", "90", "250", "500"}
+    assert not re.search(r"\b(TOTALS|MOST_BELOTS)\b", text)
+    for field in ("card_totals", "most_belots", "capot_points"):
+        assert f".{field}" in text, field

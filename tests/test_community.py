@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from app.db import kept_notices
 from app.main import create_app
 from app.storage import MemoryStorage
 from tests.conftest import Rest, app_settings
@@ -98,6 +100,98 @@ def test_one_is_told_when_the_other_invites_it(client: TestClient) -> None:
     # Only a seated player invites: Bo has no seat there.
     refused(client.post(f"/api/tables/{table_id}/invitations", json={"player": ana["id"]},
                         headers=auth(bo["token"])), 403, "not_seated_here")
+
+
+def test_invitations_have_a_rate_of_their_own(db_url: str) -> None:
+    settings = app_settings(database_url=db_url, invitations_per_player="2/minute",
+                            **limits({}))
+    with TestClient(create_app(settings, MemoryStorage())) as client:
+        ana, bo, cy = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cyd")
+        table_id = Rest(client).table(ana, [ana])
+
+        def invite(who: Account, whom: Account) -> Any:
+            return client.post(f"/api/tables/{table_id}/invitations",
+                               json={"player": whom["id"]}, headers=auth(who["token"]))
+
+        # A refused invitation (Ana inviting herself) is not counted.
+        refused(invite(ana, ana), 422, "yourself")
+        assert [invite(ana, bo).status_code, invite(ana, cy).status_code] == [204, 204]
+        response = invite(ana, bo)
+        refused(response, 429, "too_many_requests")
+        assert 1 <= int(response.headers["Retry-After"]) <= 60
+        # Per inviter: Cy, seated too, still invites.
+        Rest(client).sit(table_id, 1, cy, ana)
+        assert invite(cy, bo).status_code == 204
+
+
+def settled(ws: WebSocketTestSession) -> None:
+    """Once a ping is answered, the channel's opening (its friends told) is over: closing
+    it then cancels no read of the database midway."""
+    ws.send_json({"type": "ping", "id": "settled"})
+    until(ws, lambda m: m["type"] == "pong")
+
+
+def kept(client: TestClient, who: Account) -> list[dict[str, Any]]:
+    response = client.get("/api/me/notices", headers=auth(who["token"]))
+    assert response.status_code == 200, response.text
+    notices: list[dict[str, Any]] = response.json()["notices"]
+    return notices
+
+
+def test_a_notice_told_offline_is_kept_until_dismissed(client: TestClient) -> None:
+    ana, bo = sign_up(client, "ana"), sign_up(client, "bob")
+    table_id = Rest(client).table(ana, [ana])
+    with channel(client, bo) as bo_ws:  # online: told at once, nothing kept
+        client.post(f"/api/tables/{table_id}/invitations", json={"player": bo["id"]},
+                    headers=auth(ana["token"]))
+        assert "id" not in notice(bo_ws, "invitation")
+    assert kept(client, bo) == []
+    # Offline: the invitation and the friend request are kept, oldest first.
+    client.post(f"/api/tables/{table_id}/invitations", json={"player": bo["id"]},
+                headers=auth(ana["token"]))
+    befriend(client, ana, bo)
+    found = kept(client, bo)
+    assert [(n["kind"], n["player"]["id"]) for n in found] == [
+        ("invitation", ana["id"]), ("friend_request", ana["id"])]
+    assert found[0]["table"] == table_id and found[0]["id"] < found[1]["id"]
+    with channel(client, ana) as ana_ws:  # Bo is offline: Ana coming online is not kept
+        settled(ana_ws)
+    assert len(kept(client, bo)) == 2
+    # The next channel opened is sent them, with their ids, each time until dismissed.
+    for _ in range(2):
+        with channel(client, bo) as bo_ws:
+            assert notice(bo_ws, "invitation")["id"] == found[0]["id"]
+            assert notice(bo_ws, "friend_request")["id"] == found[1]["id"]
+            settled(bo_ws)
+    assert client.delete(f"/api/me/notices/{found[0]['id']}",
+                         headers=auth(bo["token"])).status_code == 204
+    # Another's notice is not the caller's to dismiss.
+    assert client.delete(f"/api/me/notices/{found[1]['id']}",
+                         headers=auth(ana["token"])).status_code == 204
+    assert [n["id"] for n in kept(client, bo)] == [found[1]["id"]]
+    with channel(client, bo) as bo_ws:
+        assert notice(bo_ws, "friend_request")["id"] == found[1]["id"]
+        settled(bo_ws)
+
+
+def test_the_notices_kept_are_bounded_and_expire(client: TestClient,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    ana, bo = sign_up(client, "ana"), sign_up(client, "bob")
+    table_id = Rest(client).table(ana, [ana])
+    monkeypatch.setattr(kept_notices, "KEPT", 3)
+
+    def invite(times: int) -> list[int]:
+        for _ in range(times):
+            client.post(f"/api/tables/{table_id}/invitations", json={"player": bo["id"]},
+                        headers=auth(ana["token"]))
+        return [n["id"] for n in kept(client, bo)]
+
+    first = invite(3)
+    assert len(first) == 3
+    later = invite(2)
+    assert later[0] == first[2] and len(later) == 3 and later == sorted(later)  # the newest
+    monkeypatch.setattr(kept_notices, "KEPT_FOR", timedelta(0))  # a week later
+    assert kept(client, bo) == []
 
 
 def test_a_blocked_player_cannot_befriend_nor_invite_the_blocker(client: TestClient) -> None:
@@ -204,19 +298,20 @@ def test_an_operator_reads_the_reports(client: TestClient, db_url: str) -> None:
         (ana["id"], bob["id"], "T1", "abuse", "first")]
 
 
+def said(ws: WebSocketTestSession) -> str:
+    """The name of whoever said the next chat message ``ws`` reads."""
+    message = until(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "chat",
+                    "a chat message")
+    name: str = message["event"]["name"]
+    return name
+
+
 def test_neither_of_two_who_block_reads_the_other(client: TestClient) -> None:
     ana, bob, cleo = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cleo")
     response = client.post("/api/blocks", json={"player": bob["id"]},
                            headers=auth(ana["token"]))
     assert response.status_code == 204
     table_id = Rest(client).table(ana, [ana, bob, cleo])
-
-    def said(ws: WebSocketTestSession) -> str:
-        message = until(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "chat",
-                        "a chat message")
-        name: str = message["event"]["name"]
-        return name
-
     with seated(client, table_id, ana) as (ana_ws, _), \
             seated(client, table_id, bob) as (bob_ws, _), \
             seated(client, table_id, cleo) as (cleo_ws, _):
@@ -227,3 +322,29 @@ def test_neither_of_two_who_block_reads_the_other(client: TestClient) -> None:
         cleo_ws.send_json({"type": "chat", "phrase": "thanks"})
         assert [said(ana_ws), said(ana_ws)] == ["ana", "cleo"]  # not Bob's, said first
         assert [said(bob_ws), said(bob_ws)] == ["bob", "cleo"]  # not Ana's
+
+
+def test_a_block_made_during_a_match_stops_the_chat_at_once(client: TestClient) -> None:
+    ana, bob, cleo = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cleo")
+    table_id = Rest(client).table(ana, [ana, bob, cleo, "easy"], start=True)
+    with seated(client, table_id, ana) as (ana_ws, _), \
+            seated(client, table_id, bob) as (bob_ws, _), \
+            seated(client, table_id, cleo) as (cleo_ws, _):
+        bob_ws.send_json({"type": "chat", "phrase": "hello"})
+        assert said(ana_ws) == "bob"  # not blocked yet
+        response = client.post("/api/blocks", json={"player": bob["id"]},
+                               headers=auth(ana["token"]))
+        assert response.status_code == 204
+        assert [said(cleo_ws), said(bob_ws)] == ["bob", "bob"]
+        bob_ws.send_json({"type": "chat", "phrase": "sorry"})
+        assert said(cleo_ws) == "bob"
+        ana_ws.send_json({"type": "chat", "phrase": "thanks"})
+        assert said(cleo_ws) == "ana"
+        cleo_ws.send_json({"type": "chat", "phrase": "good_luck"})
+        assert said(cleo_ws) == "cleo"
+        assert [said(ana_ws), said(ana_ws)] == ["ana", "cleo"]  # Bob's "sorry" not read
+        assert [said(bob_ws), said(bob_ws)] == ["bob", "cleo"]  # Ana's "thanks" not read
+        assert client.delete(f"/api/blocks/{bob['id']}",
+                             headers=auth(ana["token"])).status_code == 204
+        bob_ws.send_json({"type": "chat", "phrase": "thanks"})
+        assert said(ana_ws) == "bob"  # lifted: read again, still in the same match

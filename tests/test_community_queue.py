@@ -20,7 +20,7 @@ from app.storage import MemoryStorage
 from tests.conftest import app_settings
 from tests.fake_clock import FakeClock
 from tests.test_accounts import auth, limits, refused, sign_up
-from tests.test_community import channel, notice
+from tests.test_community import befriend, channel, kept, notice
 from tests.test_matchmaking_queue import NOW, backend
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
@@ -120,6 +120,45 @@ def test_two_partners_queued_together_sit_on_one_team(client: TestClient) -> Non
     assert names == ["ana", "cleo", "bob", "dan"]
     refused(client.post("/api/queue", json={"partner": dan["id"]}, headers=auth(dan["token"])),
             422, "yourself")
+
+
+def test_a_friend_named_partner_is_prompted_and_accepting_seats_them_together(
+        client: TestClient) -> None:
+    ana, bob, cleo = (sign_up(client, name) for name in ("ana", "bob", "cleo"))
+    befriend(client, ana, bob)  # Bob offline: kept
+    befriend(client, bob, ana)
+    with channel(client, bob) as bob_ws:
+        assert join(client, ana, partner=bob["id"], variant="classic",
+                    wait_seconds=0)["status"] == "waiting"  # until Bob comes
+        told = notice(bob_ws, "queue_partner")
+        assert told["player"] == {"id": ana["id"], "name": "ana"}
+        assert (told["variant"], told["rated"]) == ("classic", False) and "id" not in told
+        # Accept: Bob joins as the notice says, naming Ana back: one team, bots opposite.
+        made = join(client, bob, partner=ana["id"], variant="classic", wait_seconds=0)
+        assert made["status"] == "seated"
+        assert seats_of(client, made["table_id"])[::2] == ["ana", "bob"]
+    # A stranger named partner is not told (no prompts from strangers): nothing kept.
+    assert join(client, cleo, partner=bob["id"])["status"] == "waiting"
+    assert [n["kind"] for n in kept(client, bob)] == ["friend_request"]  # Ana's, offline
+    # Offline, a friend's prompt is kept for the next channel.
+    dan = sign_up(client, "dan")
+    befriend(client, dan, bob)
+    befriend(client, bob, dan)
+    join(client, dan, partner=bob["id"], rated=True)
+    [waiting] = [n for n in kept(client, bob) if n["kind"] == "queue_partner"]
+    assert (waiting["player"]["id"], waiting["rated"]) == (dan["id"], True)
+
+
+def test_partner_prompts_count_as_invitations(db_url: str) -> None:
+    settings = app_settings(database_url=db_url, invitations_per_player="1/minute",
+                            **limits({}))
+    with TestClient(create_app(settings, MemoryStorage())) as client:
+        ana, bob = sign_up(client, "ana"), sign_up(client, "bob")
+        befriend(client, ana, bob)
+        befriend(client, bob, ana)
+        join(client, ana, partner=bob["id"])
+        refused(client.post("/api/queue", json={"partner": bob["id"], "variant": "classic"},
+                            headers=auth(ana["token"])), 429, "too_many_requests")
 
 
 def test_blocked_players_are_never_seated_together(client: TestClient,

@@ -168,3 +168,43 @@ def test_a_bad_sheet_is_refused(client: TestClient, body: dict[str, Any], code: 
     assert response.status_code == 422, response.text
     detail = response.json()["detail"]
     assert code in (detail["code"], *(f["code"] for f in detail.get("fields", []))), detail
+
+
+# COINCHE.md §10.4's example: team 0's coinched 100 in spades, made with a belote.
+COINCHED = {"contract": "100S", "bidder_team": 0, "coinche": 1, "card_points": [95, 67],
+            "belot": [1, 0], "declarations": [[], []], "capot": None,
+            "declarer_all_tricks": False}
+
+
+def test_a_coinche_deal_is_scored_as_the_engine_scores_it(
+        client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Coinche sheet offers the strains its house rules enable, its bid values and
+    coinche levels from the engine, and scores a summary of COINCHE.md §10.4 as
+    ``python -m engine score`` does."""
+    ana = guest(client)
+    options = {"preset": "ffb_contree"}
+    sheet = new_sheet(client, ana, "coinche", options)
+    assert sheet["contracts"] == ["C", "D", "H", "S"]
+    coinche = sheet["coinche"]
+    assert coinche["bid_values"][:2] == ["80", "90"] and "capot" in coinche["bid_values"]
+    assert coinche["multipliers"] == [1, 2, 4]
+    assert set(coinche["capot_points"]) == set(coinche["bid_values"])
+    assert (coinche["capot_points"]["80"], coinche["capot_points"]["capot"]) == (252, 252)
+    assert set(sheet["card_totals"].values()) == {162}
+    assert sheet["most_belots"] == {"C": 1, "D": 1, "H": 1, "S": 1}
+    both = new_sheet(client, ana, "coinche", {"allow_sa": True, "allow_ta": True,
+                                              "ta_belote": "none", "generale": True,
+                                              "unannounced_capot_bonus": False})
+    assert both["contracts"] == ["C", "D", "H", "S", "SA", "TA"]
+    assert {v: both["coinche"]["capot_points"][v] for v in ("80", "capot", "generale")} == {
+        "80": 162, "capot": 252, "generale": 252}
+    assert (both["most_belots"]["SA"], both["most_belots"]["TA"]) == (0, 0)
+    response = client.post(f"/api/scoresheets/{sheet['id']}/deals", json=COINCHED, headers=ana)
+    assert response.status_code == 201, response.text
+    expected = engine_score({"variant": "coinche", "options": options, **COINCHED},
+                            tmp_path, capsys)
+    assert response.json() == {**expected, "number": 0, "totals": expected["score"],
+                               "winner": None}
+    bulgarian = new_sheet(client, ana)
+    assert (bulgarian["card_totals"]["NT"], bulgarian["card_totals"]["AT"],
+            bulgarian["most_belots"]["AT"], bulgarian["coinche"]) == (130, 258, 4, None)

@@ -12,7 +12,9 @@ from typing import Any
 
 from ai import review as ai_review
 
+from .. import problems
 from ..db import analyses as rows
+from ..db import problems as problem_rows
 from ..db import queries
 from ..db.analyses import AnalysisRow, Requester
 from ..db.session import Database, StorageError
@@ -153,7 +155,18 @@ class Analyses:
             await rows.fail(self._database, match_id, f"{type(error).__name__}: {error}")
             return
         await reporter.close()
-        await rows.finish(self._database, match_id, result)
+        if await rows.finish(self._database, match_id, result):
+            await self._keep_problems(match_id, record, result)
+
+    async def _keep_problems(self, match_id: str, record: Mapping[str, Any],
+                             result: dict[str, Any]) -> None:
+        """The review's mistakes as problems (app/problems.py), once it is stored; a
+        failure here leaves the review as it is, and is only logged."""
+        try:
+            drafts = await asyncio.to_thread(problems.drafts, match_id, record, result)
+            await problem_rows.store(self._database, match_id, drafts)
+        except Exception:
+            logger.exception("the problems of %s were not kept", match_id)
 
     async def _record(self, match_id: str) -> Mapping[str, Any]:
         async with self._database.read() as session:

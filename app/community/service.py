@@ -13,10 +13,19 @@ from ..db import social
 from ..db.reputation import reputations
 from ..db.session import Database
 from ..errors import ErrorCode
-from ..events import FriendRequestNotice, InvitationNotice, QueueSeatedNotice, Someone
+from ..events import (
+    FriendRequestNotice,
+    InvitationNotice,
+    QueuePartnerNotice,
+    QueueSeatedNotice,
+    Someone,
+)
+from ..limiter import Limit, Limited, Limiter
 from ..reputation import RATED_FLOOR, Reputation
+from ..shared import UNREACHABLE
 from ..tables import Table, TableError
 from ..vocabulary import TableStatus
+from .apart import Apart
 from .notices import Notices
 from .watch import Watch
 
@@ -47,9 +56,36 @@ def account_of(caller: Caller) -> Player:
     return caller.player
 
 
+@dataclass(frozen=True, slots=True)
+class Invitations:
+    """Each player's rate of invitations and partner prompts (``INVITATIONS_PER_PLAYER``),
+    so that nobody floods another's notices."""
+
+    limiter: Limiter
+    limit: Limit
+
+    async def count(self, player_id: str) -> None:
+        """One more from ``player_id``, or ``too_many_requests`` with when to try again.
+        The shared state out of reach: not counted (as the REST limits)."""
+        try:
+            await self.limiter.take([(self.limit, player_id)])
+        except Limited as limited:
+            raise CommunityError(ErrorCode.TOO_MANY_REQUESTS, "too many invitations; try "
+                                 f"again in {limited.retry_after} s",
+                                 limited.retry_after) from None
+        except UNREACHABLE:
+            pass
+
+
 class Community:
-    def __init__(self, database: Database, notices: Notices, watch: Watch) -> None:
-        self._db, self.notices, self.watch = database, notices, watch
+    def __init__(self, database: Database, notices: Notices, watch: Watch,
+                 apart: Apart, invitations: Invitations) -> None:
+        self._db, self.notices, self.watch, self._apart = database, notices, watch, apart
+        self._invitations = invitations
+
+    async def close(self) -> None:
+        await self.notices.close()
+        await self._apart.close()
 
     async def friend_ids(self, caller: Caller | None) -> set[str]:
         """An account's friends; nobody's for a guest or an anonymous caller."""
@@ -81,12 +117,16 @@ class Community:
         await social.unfriend(self._db, account_of(caller).id, player_id)
 
     async def block(self, caller: Caller, player_id: str) -> None:
+        """Block ``player_id``: at a table where both sit, the chat stops at once."""
         me = account_of(caller)
         await self._other(me, player_id, account=False)
         await social.block(self._db, me.id, player_id)
+        await self._apart.changed(me.id, player_id)
 
     async def unblock(self, caller: Caller, player_id: str) -> None:
-        await social.unblock(self._db, account_of(caller).id, player_id)
+        me = account_of(caller)
+        await social.unblock(self._db, me.id, player_id)
+        await self._apart.changed(me.id, player_id)
 
     async def blocks(self, caller: Caller) -> list[social.Named]:
         return await social.blocked_by(self._db, account_of(caller).id)
@@ -108,6 +148,7 @@ class Community:
                                  "only a player seated at the table invites to it")
         await self._other(player, player_id, account=False)
         await self._not_blocked(player.id, player_id)
+        await self._invitations.count(player.id)
         await self.notices.tell(player_id, InvitationNotice(
             player=Someone(id=player.id, name=player.name), table=table.id,
             variant=info.variant))
@@ -117,6 +158,22 @@ class Community:
         if partner == player.id:
             raise CommunityError(ErrorCode.YOURSELF, "you cannot be your own partner")
         await self._not_blocked(player.id, partner)
+
+    async def will_prompt(self, player: Player, partner: str) -> bool:
+        """Whether ``partner``, named in the queue, is to be prompted to join as the
+        player's partner: a friend is, counted on the player's rate of invitations
+        (``too_many_requests`` past it); another player is not told (no prompts from
+        strangers), and the two pair only if both name each other."""
+        if partner not in await social.friend_ids(self._db, player.id):
+            return False
+        await self._invitations.count(player.id)
+        return True
+
+    async def prompt_partner(self, player: Player, partner: str, variant: str,
+                             rated: bool) -> None:
+        """Tell ``partner`` the player waits in the queue for them (kept if offline)."""
+        await self.notices.tell(partner, QueuePartnerNotice(
+            player=Someone(id=player.id, name=player.name), variant=variant, rated=rated))
 
     async def reputation(self, player_id: str) -> Reputation:
         return (await reputations(self._db, [player_id]))[player_id]

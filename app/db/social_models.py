@@ -1,7 +1,7 @@
 """The community's tables (issue #32): friend requests, blocks, reports and each player's
-reputation.  Apart from :mod:`.models` to keep that module small; imported by the
-package (app/db/__init__.py), so that ``Base.metadata`` (Alembic, the tests) holds them.
-Migration 0011 makes them."""
+reputation (migration 0011), the notices kept for offline players (0016).  Apart from
+:mod:`.models` to keep that module small; imported by the package (app/db/__init__.py),
+so that ``Base.metadata`` (Alembic, the tests) holds them."""
 
 from __future__ import annotations
 
@@ -68,3 +68,17 @@ class Reputation(Base):
                                            primary_key=True)
     finished: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     left: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class KeptNotice(Base):
+    """A notice told while its player had no personal channel open, delivered when one
+    opens (app/db/kept_notices.py): the newest few per player, for a week."""
+
+    __tablename__ = "notices"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    body: Mapped[str] = mapped_column(Text)  # the notice's JSON, as the channel sends it
+    at: Mapped[datetime]
+
+    __table_args__ = (Index("ix_notices_player_id", "player_id", "at"),)

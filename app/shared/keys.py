@@ -81,10 +81,13 @@ NOTICES = Name("notices", "notices", "channel", "app/community/notices.py",
 ONLINE = Name("online", "online", "sorted set", "app/community/presence.py",
               "the players with a personal socket open, each until when its node "
               "said so last (epoch ms)")
+BLOCKS = Name("blocks", "blocks", "channel", "app/community/apart.py",
+              "a block made or lifted (the node that made it, then the two players' ids), "
+              "for the chat of a table on any node where both sit")
 
 NAMES = (LEASE, NODES, NODE, LOBBY, STARTED, TURN, PARKED, RELEASED, NEWS, SESSION, LIMITS,
          QUEUE_ENTRY, QUEUE_LINE, QUEUE_ARRIVALS, DIRECTOR, ANALYSIS, LIVE, NOTICES,
-         ONLINE)
+         ONLINE, BLOCKS)
 
 
 class Keys:
@@ -162,3 +165,7 @@ class Keys:
     @property
     def online(self) -> str:
         return self._name(ONLINE)
+
+    @property
+    def blocks(self) -> str:
+        return self._name(BLOCKS)

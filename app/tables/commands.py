@@ -126,6 +126,12 @@ class LoadRatings:
 
 
 @dataclass(frozen=True, slots=True)
+class LoadBlocks:
+    """Read again who of the seated players blocks whom: a block made or lifted while
+    they sit here takes effect on the chat at once (app/community/apart.py)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Logged:
     """The retry task has written everything the storage refused: the table goes on."""
 
@@ -150,5 +156,5 @@ class Moved:
 Command = (
     SitDown | LeaveSeat | AddBot | RemoveBot | StartMatch | Rematch | Attach | Detach | PlayAction
     | Say | TakeBack | BotMove | TurnTimeout | GraceOver | Logged | Expire | Moved | Stop
-    | LoadRatings
+    | LoadRatings | LoadBlocks
 )

@@ -14,6 +14,7 @@ from .commands import (
     Expire,
     GraceOver,
     LeaveSeat,
+    LoadBlocks,
     LoadRatings,
     Logged,
     Moved,
@@ -31,6 +32,10 @@ from .context import TableContext
 
 async def _say(table: TableContext, command: Say) -> None:
     table.chat.say(command)
+
+
+async def _load_blocks(table: TableContext, command: LoadBlocks) -> None:
+    await seating.load_blocks(table)
 
 
 async def _expire(table: TableContext, command: Expire) -> None:
@@ -64,4 +69,5 @@ HANDLERS: dict[type, Handler] = {
     Expire: _expire,
     Moved: _moved,
     LoadRatings: seating.load_ratings,
+    LoadBlocks: _load_blocks,
 }

@@ -19,6 +19,7 @@ from ..actions import (
     STRAIN_NAMES,
     SURCOINCHE,
     Action,
+    contract_of,
     point_bid,
 )
 from ..cards import ACE, ALL_TRUMPS, JACK, KING, NINE, NO_TRUMPS, POINTS, QUEEN, TEN, Mask
@@ -158,6 +159,16 @@ class Coinche(Options):
 
     def declarations_in(self, contract: int) -> DeclarationRules | None:
         return _ANNOUNCEMENTS if self.announcements and contract != SA else None
+
+    def most_belots(self, contract: int) -> int:
+        """None in SA, nor in TA with ``ta_belote = none``; one per suit in TA (§6.1)."""
+        if contract == SA or (contract == TA and self.ta_belote == "none"):
+            return 0
+        return 4 if contract == TA else 1
+
+    def strains(self) -> list[int]:
+        """The strains these options let a bid name (SA and TA only when enabled)."""
+        return sorted({contract_of(b) for b in self.bids})
 
     # ------------------------------------------------------------- auction
 

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 from ..actions import CAPOT_VALUE, GENERALE_VALUE, contract_of, parse_action, point_value
 from ..scoring import LAST_TRICK, DealResult, Tally, score_deal
 from ..summary import declaration_points, pair
-from .coinche import SA, TA
+from .coinche import SA
 
 if TYPE_CHECKING:
     from .coinche import Coinche
 
 _KEYS = {"variant", "options", "contract", "bidder_team", "coinche", "card_points", "belot",
          "declarations", "capot", "declarer_all_tricks"}
-_DEAL_POINTS = 162  # card points and dix de der of a deal no team took whole (§7.1)
+DEAL_POINTS = 162  # card points and dix de der of a deal no team took whole (§7.1)
 
 
 @cache
@@ -40,8 +40,7 @@ def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
         bid = -1
     if bid not in rules.bids:
         last = "generale" if rules.generale else "capot"
-        enabled = sorted({contract_of(b) for b in rules.bids})
-        strains = " ".join(rules.strain_names[k] for k in enabled)
+        strains = " ".join(rules.strain_names[k] for k in rules.strains())
         raise ValueError(f"contract must be a bid these options allow (80 to 160, or {last}, "
                          f"then one of {strains}), not {name!r}")
     value, strain = point_value(bid), contract_of(bid)
@@ -67,8 +66,7 @@ def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
         raise ValueError(f"no announcements score {why}")
     declarations = declaration_points(announced, strain, rules)
     belots = pair(doc, "belot", default=[0, 0])
-    most = 0 if strain == SA or (strain == TA and rules.ta_belote == "none") \
-        else 4 if strain == TA else 1
+    most = rules.most_belots(strain)
     if sum(belots) > most:
         raise ValueError(f"at most {most} belote{'s' * (most != 1)} in "
                          f"{rules.strain_names[strain]}")
@@ -79,22 +77,29 @@ def read_summary(rules: Coinche, doc: dict[str, Any]) -> DealResult:
     return DealResult(**{**{f: getattr(result, f) for f in result.__slots__}, "bidder": None})
 
 
+def capot_points(rules: Coinche, value: int) -> int:
+    """The capot team's card points under a bid of ``value``: 162 and the capot's 90 more,
+    when the bid announced it (capot, générale) or ``unannounced_capot_bonus`` gives it
+    anyway (§7.1)."""
+    announced = value in (CAPOT_VALUE, GENERALE_VALUE)
+    return DEAL_POINTS + (90 if announced or rules.unannounced_capot_bonus else 0)
+
+
 def _check_points(rules: Coinche, points: list[int], capot: int | None, value: int,
                   strain: int) -> tuple[int, int]:
     """The card points with a dix de der of 10, as a deal's tally holds them."""
     if capot is None:
         reachable = _reachable(rules.points[strain])
-        if sum(points) != _DEAL_POINTS or not any(
+        if sum(points) != DEAL_POINTS or not any(
                 points[last] - LAST_TRICK in reachable and points[1 - last] in reachable
                 for last in (0, 1)):
             raise ValueError(f"no set of tricks gives card_points {points[0]} and "
                              f"{points[1]}: they add up to 162 without a capot")
         return points[0], points[1]
-    bonus = rules.unannounced_capot_bonus or value in (CAPOT_VALUE, GENERALE_VALUE)
-    whole = _DEAL_POINTS + (90 if bonus else 0)
+    whole = capot_points(rules, value)
     if points[capot] != whole or points[1 - capot] != 0:
         raise ValueError(f"team {capot} took every trick, so card_points are {whole} "
                          f"for it and 0 for the other team")
     raw = [0, 0]
-    raw[capot] = _DEAL_POINTS
+    raw[capot] = DEAL_POINTS
     return raw[0], raw[1]

@@ -2,7 +2,9 @@
 are friends see each other on the Friends page; one invites the other from its table and
 the invitee's notice, with Join, seats it there; a started public match is on the Watch
 page, the friend's first; a player's menu at the table and on the profile shows the
-player's reputation and offers Add friend, Mute, Block and Report.
+player's reputation and offers Add friend, Mute, Block and Report.  A friend's partner
+prompt, kept while the page was closed, is declined; one told at once is accepted and
+seats the two as a team; the partner's plate shows its reputation (1366x768, 390x844).
 
 Its own server, whose bots think long: the matches stay in progress while they are looked
 at."""
@@ -10,6 +12,7 @@ at."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +23,13 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.e2e.harness import DESKTOP, PHONE, Server, new_context, serve
+from tests.waiting import eventually_sync
 
 pytestmark = pytest.mark.e2e
 
 LANDSCAPE = ViewportSize(width=844, height=390)
 SIZES = {"desktop": DESKTOP, "phone": PHONE, "landscape": LANDSCAPE}
+PROMPT_SIZES = {"desktop": ViewportSize(width=1366, height=768), "phone": PHONE}
 PASSWORD = "correct horse battery staple"
 Account = dict[str, Any]
 
@@ -33,7 +38,7 @@ Account = dict[str, Any]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with serve(tmp_path_factory.mktemp("e2e-community"), BOT_DELAY="60",
                SIGNUPS_PER_ADDRESS="1000", ARGON2_MEMORY_KIB="1024",
-               ARGON2_TIME_COST="1") as running:
+               ARGON2_TIME_COST="1", INVITATIONS_PER_PLAYER="1000/minute") as running:
         yield running
 
 
@@ -58,12 +63,14 @@ def call(rest: httpx2.Client, method: str, path: str, who: Account, body: Any = 
 
 
 def opened(browser: Browser, server: Server, who: Account, size: ViewportSize,
-           path: str) -> Page:
-    """A page of ``who`` (its session kept as the client keeps it) at ``path``."""
+           path: str, lang: str = "en") -> Page:
+    """A page of ``who`` (its session kept as the client keeps it) at ``path``, in
+    ``lang`` (the header's choice, kept as the client keeps it)."""
     context = new_context(browser, server, size)
     context.set_default_timeout(TIMEOUT_MS)
     stored = json.dumps({**who, "account": True})
-    context.add_init_script(f"localStorage.setItem('belote.guest', {json.dumps(stored)});")
+    context.add_init_script(f"localStorage.setItem('belote.guest', {json.dumps(stored)});"
+                            f"localStorage.setItem('belote.lang', {json.dumps(lang)});")
     page = context.new_page()
     page.goto(path)
     return page
@@ -130,3 +137,102 @@ def test_friends_an_invitation_joined_and_the_watch_page(
         expect(dialog).to_have_count(0)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("size", PROMPT_SIZES)
+def test_a_partner_prompt_kept_declined_then_accepted_and_reputation_on_the_plates(
+        browser: Browser, server: Server, rest: httpx2.Client, size: str,
+        tmp_path: Path) -> None:
+    ana, bob = account(rest, f"anna-{size}"), account(rest, f"boris-{size}")
+    call(rest, "POST", "/api/friends", ana, {"player": bob["id"]})
+    call(rest, "POST", "/api/friends", bob, {"player": ana["id"]})
+    # Told while Bob has no page open: kept, shown when he comes, declined and dismissed.
+    call(rest, "POST", "/api/queue", ana, {"partner": bob["id"], "variant": "classic"})
+    call(rest, "DELETE", "/api/queue", ana)
+    page = opened(browser, server, bob, PROMPT_SIZES[size], "/#/")
+    try:
+        prompt = page.locator("[data-testid=notice-queue_partner]")
+        expect(prompt).to_contain_text(f"anna-{size}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PROMPT_SIZES[size]["width"]
+        page.screenshot(path=tmp_path / f"partner-prompt-{size}.png")
+        prompt.locator("[data-testid=notice-no]").click()  # Decline
+        expect(prompt).to_have_count(0)
+        # Ana's friend request, kept too, was answered since: dismissed unseen.
+        expect(page.locator("[data-testid=notice-friend_request]")).to_have_count(0)
+        eventually_sync(lambda: call(rest, "GET", "/api/me/notices", bob)["notices"] == [],
+                        TIMEOUT_MS / 1000, "the declined prompt dismissed")
+
+        # Bob's page open: told at once; Accept queues him as Ana's partner, one team.
+        call(rest, "POST", "/api/queue", ana, {"partner": bob["id"], "wait_seconds": 0})
+        expect(prompt).to_contain_text(f"anna-{size}")
+        if size == "phone":
+            low = {"value": 40, "finished": 2, "left": 3}
+            page.route(f"**/api/players/{ana['id']}", lambda route: route.fulfill(
+                json={**route.fetch().json(), "reputation": low}))
+        prompt.locator("[data-testid=notice-yes]").click()
+        table = page.locator("#table")
+        expect(table).to_have_attribute("data-table-id", re.compile(".+"))
+        table_id = table.get_attribute("data-table-id")
+        seats = call(rest, "GET", f"/api/tables/{table_id}", bob)["seats"]
+        assert [held.get("player") for held in seats[::2]] in (
+            [ana["id"], bob["id"]], [bob["id"], ana["id"]])
+
+        # Ana's plate shows her reputation, small, and the table still fits the screen. A
+        # phone's narrow plates show only one worth a look: hers is read as 40 there.
+        ana_seat = [held.get("player") for held in seats].index(ana["id"])
+        mark = page.locator(f"[data-plate='{ana_seat}'] .plate-rep")
+        shown = "100" if size == "desktop" else "40"
+        expect(mark).to_have_attribute("data-reputation", shown)
+        expect(mark).to_be_visible()
+        expect(mark).to_have_text(f"{shown}%")
+        page.screenshot(path=tmp_path / f"plate-reputation-{size}.png")
+        box = mark.bounding_box()
+        assert box is not None and box["height"] <= 20 and box["width"] <= 60
+        assert page.evaluate("document.documentElement.scrollWidth") <= PROMPT_SIZES[size]["width"]
+    finally:
+        page.context.close()
+
+
+LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")  # app/static/js/i18n.js
+
+
+def test_the_friends_page_and_an_invitation_speak_every_language_on_a_phone(
+        browser: Browser, server: Server, rest: httpx2.Client, tmp_path: Path) -> None:
+    """In each language, upright and sideways: the Friends page (a friend, a request) and
+    an invitation's notice are in that language, in full, and nothing scrolls sideways."""
+    dan, eva, fay = (account(rest, name) for name in ("dan-langs", "eva-langs", "fay-langs"))
+    call(rest, "POST", "/api/friends", dan, {"player": eva["id"]})
+    call(rest, "POST", "/api/friends", eva, {"player": dan["id"]})
+    call(rest, "POST", "/api/friends", fay, {"player": dan["id"]})  # a request to Dan
+    table = call(rest, "POST", "/api/tables", eva, {"name": "langs"})
+    call(rest, "PUT", f"/api/tables/{table['id']}/seats/0", eva)
+    words = ("[data-testid=friends-page] h1", "[data-testid=find-with-partner]",
+             "[data-testid=accept]", "[data-testid=notice-yes]", "[data-testid=notice-no]")
+    english: dict[str, str] = {}
+    for lang in LANGUAGES:
+        for size in (PHONE, LANDSCAPE):
+            page = opened(browser, server, dan, size, "/#/friends", lang)
+            try:
+                expect(page.locator("html")).to_have_attribute("lang", lang)
+                expect(page.locator("[data-testid=friend]")).to_contain_text("eva-langs")
+                expect(page.locator("[data-testid=incoming]")).to_contain_text("fay-langs")
+                call(rest, "POST", f"/api/tables/{table['id']}/invitations", eva,
+                     {"player": dan["id"]})
+                notice = page.locator("[data-testid=notice-invitation]")
+                expect(notice).to_contain_text("eva-langs")
+                for selector in words:
+                    shown = page.locator(selector).first
+                    expect(shown).to_be_visible()
+                    text = shown.inner_text().strip()
+                    assert text and "." not in text.split()[0], (lang, selector, text)  # no key
+                    if lang == "en":
+                        english[selector] = text
+                    else:
+                        assert text != english[selector], (lang, selector, text)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= size["width"], (lang, size, width)
+                page.screenshot(path=tmp_path / f"friends-{lang}-{size['width']}.png")
+                notice.locator("[data-testid=notice-no]").click()
+                expect(notice).to_have_count(0)
+            finally:
+                page.context.close()

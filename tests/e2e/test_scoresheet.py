@@ -6,7 +6,7 @@ sheet listed in the player's history."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import OpenPage
 from tests.e2e.harness import PHONE
@@ -15,10 +15,13 @@ from tests.e2e.ui import sign_in
 pytestmark = pytest.mark.e2e
 
 NAMES = ("Ana", "Boris", "Vera", "Georgi")
+LANDSCAPE = ViewportSize(width=844, height=390)
 
 
-def new_sheet(page: Page) -> None:
+def new_sheet(page: Page, variant: str | None = None) -> None:
     page.goto("/#/scores")
+    if variant is not None:
+        page.locator("select[name=variant]").select_option(variant)
     for seat, name in enumerate(NAMES):
         page.locator(f"[data-testid=sheet-name-{seat}]").fill(name)
     page.locator("[data-testid=sheet-create]").click()
@@ -76,3 +79,31 @@ def test_the_score_keeper_asks_a_newcomer_for_a_name_first(page: Page) -> None:
     page.locator("[data-testid=save-name]").click()
     expect(page.locator("[data-testid=sheet-new]")).to_be_visible()
     expect(page.locator("[data-testid=sheet-name-0]")).to_have_value("Ana")
+
+
+def test_a_coinche_deal_is_entered_as_its_summary_on_a_phone_held_sideways(
+        open_page: OpenPage) -> None:
+    """Coinche's own entries: COINCHE.md §10.4's coinched 100 in spades with a belote
+    (540 to 0 with the default rules), then the other team's capot bid and made, whose
+    252 card points the form sets from the sheet (500)."""
+    page = open_page(LANDSCAPE)
+    sign_in(page, "Ana")
+    new_sheet(page, "coinche")
+    expect(page.locator("[data-testid=sheet-contract] [data-value]")).to_have_count(4)  # no SA, TA
+    page.locator("[data-testid=sheet-value] [data-value='100']").click()
+    page.locator("[data-testid=sheet-contract] [data-value=S]").click()
+    page.locator("[data-testid=sheet-level] [data-value='1']").click()
+    page.locator("[data-testid=sheet-points]").fill("95")
+    expect(page.locator("[data-testid=sheet-rest]")).to_have_text("Boris & Georgi: 67")
+    page.locator("[data-testid=sheet-belot-more-0]").click()
+    page.locator("[data-testid=sheet-score]").click()
+    expect(page.locator("[data-testid=sheet-total-0]")).to_have_text("540")
+    page.locator("[data-testid=sheet-value] [data-value=capot]").click()
+    page.locator("[data-testid=sheet-contract] [data-value=H]").click()
+    page.locator("[data-testid=sheet-bidder] [data-value='1']").click()
+    page.locator("[data-testid=sheet-valat] [data-value='1']").click()
+    expect(page.locator("[data-testid=sheet-points]")).to_have_value("252")
+    page.locator("[data-testid=sheet-score]").click()
+    expect(page.locator("[data-testid=sheet-total-1]")).to_have_text("500")
+    expect(page.locator("[data-testid=sheet-deal-row]")).to_have_count(2)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

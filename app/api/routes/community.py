@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...events import Notice
 from ..deps import CallerDep, CommunityDep, PlayerDep, TableDep
 from ..errors import error_responses
 
@@ -21,6 +22,7 @@ router = APIRouter(tags=["community"], responses=error_responses({
 
 PlayerId = Annotated[str, Field(min_length=1, max_length=64)]
 PlayerPath = Annotated[str, Path(max_length=64)]
+NoticePath = Annotated[int, Path(ge=1, le=2**31 - 1)]  # the database's integer
 
 
 class PlayerBody(BaseModel):
@@ -63,6 +65,10 @@ class ReportBody(BaseModel):
 
 class ReportOut(BaseModel):
     id: int
+
+
+class NoticesOut(BaseModel):
+    notices: list[Notice] = Field(description="Oldest first, each with its `id`.")
 
 
 @router.get("/friends")
@@ -126,10 +132,28 @@ async def report(body: ReportBody, caller: CallerDep, community: CommunityDep) -
              responses=error_responses({
                  403: "The caller has no seat here (`not_seated_here`), or one of the two "
                       "blocks the other (`player_blocked`)",
-                 409: "The match has started (`not_waiting`)"}))
+                 409: "The match has started (`not_waiting`)",
+                 429: "The caller's invitations are spent for now (`too_many_requests`, "
+                      "`INVITATIONS_PER_PLAYER`), with `Retry-After`"}))
 async def invite(body: PlayerBody, table: TableDep, player: PlayerDep,
                  community: CommunityDep) -> Response:
     """A seated player of a waiting table invites another, who is sent an `invitation`
     notice with the table's id."""
     await community.invite(player, table, body.player)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/me/notices", response_model_exclude_none=True)
+async def kept_notices(player: PlayerDep, community: CommunityDep) -> NoticesOut:
+    """The notices kept while the caller had no personal channel open (friend requests,
+    invitations, partners waiting in the queue), not dismissed yet: the newest 20 of the
+    last 7 days.  The channel sends them too, each time it opens."""
+    return NoticesOut(notices=await community.notices.kept(player.id))
+
+
+@router.delete("/me/notices/{notice_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def dismiss_notice(notice_id: NoticePath, player: PlayerDep,
+                         community: CommunityDep) -> Response:
+    """The caller read a kept notice: it is not sent again (nothing if it was not kept)."""
+    await community.notices.dismiss(player.id, notice_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -95,21 +95,28 @@ def check_rated(rated: bool, caller: Caller) -> None:
 @router.post("/queue", response_model_exclude_none=True, responses=error_responses({
     403: "A rated match for a guest (`account_required`) or a player of too low a "
          "reputation (`reputation_too_low`), or a partner of whom one blocks the other "
-         "(`player_blocked`)"}))
+         "(`player_blocked`)",
+    429: "A partner prompted past the caller's rate of invitations (`too_many_requests`)"}))
 async def join_queue(body: QueueJoin, caller: CallerDep, matchmaker: MatchmakerDep,
                      community: CommunityDep, address: AddressDep) -> QueueStatus:
     """Wait for other people who want a game of ``variant``: four of them are seated
     together at once; when the caller's ``wait_seconds`` are over, bots fill the empty
     seats.  Poll `GET /api/queue` (at least every 15 s: it keeps the place) to learn the
     table.  Asking again for the same variant keeps the place; another variant moves.
-    Two players who name each other ``partner`` sit at one table as a team; the queue
-    never seats together two players of whom one blocks the other."""
+    Two players who name each other ``partner`` sit at one table as a team; a partner
+    who is the caller's friend is sent a `queue_partner` notice (counted as an
+    invitation: `INVITATIONS_PER_PLAYER`).  The queue never seats together two players
+    of whom one blocks the other."""
     check_rated(body.rated, caller)
+    prompt = False
     if body.partner is not None:
         await community.check_partner(caller.player, body.partner)
+        prompt = await community.will_prompt(caller.player, body.partner)
     reputation = await community.rated_reputation(caller.player) if body.rated else 100
     entry = await matchmaker.join(caller.player, body.variant, body.wait_seconds, address,
                                   body.rated, body.partner, reputation)
+    if prompt and body.partner is not None and entry.status == "waiting":
+        await community.prompt_partner(caller.player, body.partner, body.variant, body.rated)
     return await _status(matchmaker, entry)
 
 

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.cards import CONTRACT_NAMES
 from engine.variants import Variant
 
 from ... import scoresheets
@@ -46,6 +45,15 @@ class SheetDeal(BaseModel):
     summary: dict[str, Any] = Field(description="The summary as kept.")
 
 
+class CoincheForm(BaseModel):
+    bid_values: list[str] = Field(description="A bid's value before its strain: `80` to "
+                                  "`160`, `capot`, `generale` when enabled (`100` + `S`).")
+    multipliers: list[int] = Field(description="The multiplier of each `coinche` level "
+                                   "(0: none, 1: coinched, 2: surcoinched).")
+    capot_points: dict[str, int] = Field(description="The capot team's card points, by "
+                                         "bid value (252, or 162 without the bonus).")
+
+
 class Sheet(BaseModel):
     id: str
     variant: str
@@ -57,10 +65,17 @@ class Sheet(BaseModel):
     totals: list[int]
     hanging: int = Field(description="Points hanging, carried into the next deal.")
     winner: int | None
-    contracts: list[str] = Field(description="The contracts the variant has, for a form.")
+    contracts: list[str] = Field(description="The contracts the variant has, for a form "
+                                 "(Coinche: the strains its bids may name).")
     multipliers: list[int] = Field(description="The multipliers a deal may be played at.")
     declaration_contracts: list[str] = Field(
         description="The contracts in which declarations score (none: no declarations).")
+    card_totals: dict[str, int] = Field(description="Each contract's card points in a "
+                                        "deal, the last trick's 10 included (no capot).")
+    most_belots: dict[str, int] = Field(description="The most belots a deal may hold in "
+                                        "each contract.")
+    coinche: CoincheForm | None = Field(description="Coinche's own entries; null in the "
+                                        "other variants.")
 
 
 class DealScore(BaseModel):
@@ -78,16 +93,12 @@ class SheetPage(BaseModel):
 
 def sheet_view(sheet: SheetRow) -> Sheet:
     scored = scoresheets.score(sheet)
-    options = scoresheets.options_of(sheet.variant, sheet.options)
-    contracts = [CONTRACT_NAMES[k] for k in options.contracts]
+    form = scoresheets.form_of(scoresheets.options_of(sheet.variant, sheet.options))
     return Sheet(
-        contracts=contracts, multipliers=list(options.multipliers),
-        declaration_contracts=[name for k, name in zip(options.contracts, contracts, strict=True)
-                               if options.declarations_in(k) is not None],
-        id=sheet.id, variant=sheet.variant, options=sheet.options, names=sheet.names,
+        **form, id=sheet.id, variant=sheet.variant, options=sheet.options, names=sheet.names,
         created_at=sheet.created_at.isoformat(), target=scored.progress.target,
-        deals=[SheetDeal(result=r.to_dict(), summary=s)
-               for r, s in zip(scored.results, sheet.summaries, strict=True)],
+        deals=[SheetDeal(result=scored.report(i), summary=s)
+               for i, s in enumerate(sheet.summaries)],
         totals=list(scored.progress.totals), hanging=scored.hanging,
         winner=scored.progress.winner)
 
@@ -150,7 +161,7 @@ async def add_deal(sheet_id: SheetId, player: PlayerDep, database: DatabaseDep,
     except StorageUnavailable:
         raise _unavailable() from None
     scored = scoresheets.score(_found(sheet, sheet_id))
-    return DealScore(number=len(scored.results) - 1, **scored.results[-1].to_dict(),
+    return DealScore(number=len(scored.results) - 1, **scored.report(-1),
                      totals=list(scored.progress.totals), winner=scored.progress.winner)
 
 

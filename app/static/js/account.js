@@ -129,12 +129,14 @@ export function accountMenu(ctx, toggle, menu) {
     item({ href: `#/players/${encodeURIComponent(me.id)}`, "data-testid": "menu-profile" }, t("account.profile")),
     item({ href: "#/friends", "data-testid": "menu-friends" }, t("community.friends")),
     item({ href: "#/watch", "data-testid": "menu-watch" }, t("community.watch_title")),
+    item({ href: "#/problems", "data-testid": "menu-problems" }, t("problems.nav")),
     item({ onclick: () => changePassword(ctx), "data-testid": "menu-password" }, t("account.change_password")),
     item({ onclick: () => logOut().catch(ctx.toast), "data-testid": "menu-logout" }, t("account.log_out")),
   ] : [
     item({ href: "#/signup", "data-testid": "menu-signup" }, t("account.keep_history")),
     item({ href: "#/login", "data-testid": "menu-login" }, t("account.log_in")),
     item({ href: "#/watch", "data-testid": "menu-watch" }, t("community.watch_title")),
+    item({ href: "#/problems", "data-testid": "menu-problems" }, t("problems.nav")),
   ]));
   return null;
 }

@@ -53,7 +53,9 @@ export function analysisPanel(ctx, matchId, { nameOf, jumpTo, summary = true, on
     } else if (status.status === "done") {
       panel.review = status.result;
       fill(element, summary ? reviewSummary(ctx, status.result, { nameOf, jumpTo })
-        : h("p.analysis-ready", {}, t("analysis.ready")));
+        : h("p.analysis-ready", {}, t("analysis.ready")),
+      summary ? h("p.analysis-problems", {}, h("a", { href: "#/problems", "data-testid": "analysis-problems" },
+        t("problems.from_analysis"))) : null);
       onDone(status.result);
     } else if (status.status === "failed") {
       fill(element, h("h2", {}, t("analysis.title")), h("p.history-error", { role: "alert" }, t("analysis.failed")));

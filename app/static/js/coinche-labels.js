@@ -23,6 +23,11 @@ export function pointBid(name) {
   return { kind, value: kind === "points" ? Number(head) : null, strain: STRAIN[strain] || strain };
 }
 
+/** A Coinche strain as the other variants name it ("SA" -> "NT"; a suit is itself). */
+export function strainName(strain) {
+  return STRAIN[strain] || strain;
+}
+
 /** Whether an action is coinche or surcoinche. */
 export function isCoinche(action) {
   return COINCHE_CALL.test(action || "");

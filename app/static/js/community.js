@@ -6,6 +6,7 @@ import { api, guest, isAccount } from "./api.js";
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
 import { protocol } from "./protocol.js";
+import { findWithPartner } from "./quickplay.js";
 import { notify, toast } from "./toasts.js";
 
 const RETRY_MS = 5000; // before the channel is opened again after a cut
@@ -16,7 +17,8 @@ export const CHANNEL_OPEN = "belote:channel-open"; // the channel is (again) ope
 let channel = null;
 let channelToken = null;
 let retry = null;
-let navigate = (hash) => { location.hash = hash; };
+let context = { navigate: (hash) => { location.hash = hash; }, toast };
+const shown = new Set(); // the kept notices shown on this page (a channel opened again resends them)
 const announced = new Set(); // the tournament tables a card already showed
 let wasOpen = false; // a channel of this page was open before: a welcome is a return
 
@@ -31,7 +33,7 @@ export function lastTable() {
 
 /** Open the player's channel (again, for a new token); none without a player. */
 export function startChannel(ctx) {
-  navigate = ctx.navigate;
+  context = ctx;
   const me = guest();
   if (channel && me && channelToken === me.token) return;
   stopChannel();
@@ -56,7 +58,7 @@ export function startChannel(ctx) {
     if (channel !== socket) return; // replaced or stopped on purpose
     channel = null;
     if ((protocol.final_close_codes || []).includes(event.code)) return;
-    retry = setTimeout(() => startChannel({ navigate }), RETRY_MS);
+    retry = setTimeout(() => startChannel(context), RETRY_MS);
   });
 }
 
@@ -77,26 +79,65 @@ function noticeBox() {
   return box;
 }
 
-/** One notice: a card with its buttons (an invitation, a friend request), or a short word. */
+/** One notice: a card with its buttons (an invitation, a friend request, a partner
+ *  waiting in the queue), or a short word.  A kept one (with an `id`: told while this
+ *  player was offline) is shown once per page, and dismissed once answered or said. */
 export function showNotice(notice) {
+  if (notice.id != null) {
+    if (shown.has(notice.id)) return;
+    shown.add(notice.id);
+  }
   const who = notice.player ? notice.player.name : "";
+  const said = (text) => {
+    notify(text);
+    dismiss(notice);
+  };
   if (notice.kind === "friend_online") {
-    notify(t(notice.online ? "community.friend_online" : "community.friend_offline", { name: who }));
+    said(t(notice.online ? "community.friend_online" : "community.friend_offline", { name: who }));
   } else if (notice.kind === "queue_seated") {
-    notify(t("community.queue_seated"));
+    said(t("community.queue_seated"));
   } else if (notice.kind === "friend_request") {
-    if (notice.friends) notify(t("community.friends_now", { name: who }));
-    else card(notice, t("community.friend_request", { name: who }), [
-      [t("community.accept"), () => api("POST", "/api/friends", { player: notice.player.id })],
-      [t("community.decline"), () => api("DELETE", `/api/friends/${encodeURIComponent(notice.player.id)}`)]]);
+    if (notice.friends) said(t("community.friends_now", { name: who }));
+    else if (notice.id == null) friendCard(notice);
+    else stillAsked(notice);
   } else if (notice.kind === "invitation") {
     card(notice, t("community.invitation", { name: who, variant: t(`variant.${notice.variant}`) }), [
       [t("community.join"), () => join(notice.table)],
+      [t("community.decline"), async () => {}]]);
+  } else if (notice.kind === "queue_partner") {
+    card(notice, t(notice.rated ? "community.partner_prompt_rated" : "community.partner_prompt",
+      { name: who, variant: t(`variant.${notice.variant}`) }), [
+      [t("community.accept"), () => findWithPartner(context, notice.player.id, notice.variant, notice.rated)],
       [t("community.decline"), async () => {}]]);
   } else if (notice.kind === "standings") {
     standingsNotice(notice);
   }
   window.dispatchEvent(new CustomEvent(COMMUNITY_CHANGED, { detail: notice }));
+}
+
+function friendCard(notice) {
+  const asker = notice.player;
+  card(notice, t("community.friend_request", { name: asker.name }), [
+    [t("community.accept"), () => api("POST", "/api/friends", { player: asker.id })],
+    [t("community.decline"), () => api("DELETE", `/api/friends/${encodeURIComponent(asker.id)}`)]]);
+}
+
+/** A kept friend request is shown only while it is still unanswered (it may have been
+ *  accepted on the Friends page, or withdrawn, since): else it is dismissed unseen. */
+async function stillAsked(notice) {
+  try {
+    const { incoming } = await api("GET", "/api/friends");
+    if (incoming.some((p) => p.id === notice.player.id)) friendCard(notice);
+    else dismiss(notice);
+  } catch {
+    // Unknown for now: kept for the next page.
+  }
+}
+
+/** A kept notice answered or said: not sent again (`DELETE /api/me/notices/{id}`). */
+function dismiss(notice) {
+  if (notice.id == null) return;
+  api("DELETE", `/api/me/notices/${notice.id}`).catch(() => {}); // at worst, shown once more
 }
 
 function card(notice, text, buttons) {
@@ -106,6 +147,7 @@ function card(notice, text, buttons) {
     { type: "button", "data-testid": `notice-${index === 0 ? "yes" : "no"}`,
       onclick: async () => {
         item.remove();
+        dismiss(notice);
         try { await act(); } catch (exc) { toast(exc); }
         window.dispatchEvent(new CustomEvent(COMMUNITY_CHANGED, { detail: notice }));
       } }, label));
@@ -123,7 +165,7 @@ function standingsNotice(notice) {
     announced.add(notice.table);
     if (location.hash !== `#/t/${notice.table}`) {
       card(notice, t("tournament.table_ready", { name: notice.name, round: notice.round }), [
-        [t("tournament.your_table"), async () => navigate(`#/t/${notice.table}`)],
+        [t("tournament.your_table"), async () => context.navigate(`#/t/${notice.table}`)],
         [t("tournament.later"), async () => {}]]);
     }
   }
@@ -135,16 +177,49 @@ async function join(tableId) {
   const seat = table.seats.findIndex((held) => held.kind === "empty");
   if (seat < 0) throw { code: "seat_taken" };
   await api("PUT", `/api/tables/${encodeURIComponent(tableId)}/seats/${seat}`);
-  navigate(`#/t/${tableId}`);
+  context.navigate(`#/t/${tableId}`);
 }
 
-/** A reputation (`{value, finished, left}`) as a small mark with its words. */
-export function reputationMark(reputation, tag = "span.reputation") {
+/** A reputation (`{value, finished, left}`) as a small mark with its words; `short`: its
+ *  value alone ("92%"), the words in its title and label (a seat's plate). */
+export function reputationMark(reputation, tag = "span.reputation", short = false) {
   if (!reputation) return null;
   const level = reputation.value >= 80 ? "good" : reputation.value >= 50 ? "fair" : "low";
+  const words = t("community.reputation", { value: reputation.value });
+  const title = t("community.reputation_title", { finished: reputation.finished, left: reputation.left });
   return h(`${tag}.rep-${level}`, { "data-testid": "reputation", "data-reputation": reputation.value,
-    title: t("community.reputation_title", { finished: reputation.finished, left: reputation.left }) },
-  t("community.reputation", { value: reputation.value }));
+    title: short ? `${words}: ${title}` : title, "aria-label": short ? words : null },
+  short ? `${reputation.value}%` : words);
+}
+
+const REPUTATION_MS = 300000; // a player's reputation is read again after five minutes
+const reputations = new Map(); // player id -> {at, promise of the reputation or null}
+
+/** A player's reputation (`GET /api/players/{id}`), read once per five minutes per page. */
+export function reputationOf(playerId) {
+  const known = reputations.get(playerId);
+  if (known && Date.now() - known.at < REPUTATION_MS) return known.promise;
+  const entry = { at: Date.now(), value: undefined };
+  entry.promise = api("GET", `/api/players/${encodeURIComponent(playerId)}`).then(
+    (profile) => { entry.value = profile.reputation || null; return entry.value; },
+    () => { reputations.delete(playerId); return null; });
+  reputations.set(playerId, entry);
+  return entry.promise;
+}
+
+/** An account seat's reputation on its plate: drawn now if read already, else filled in
+ *  once read (the plates are drawn anew with each frame). */
+export function plateReputation(playerId) {
+  const known = reputations.get(playerId);
+  const tag = "span.plate-rep";
+  if (known && known.value) return reputationMark(known.value, tag, true);
+  reputationOf(playerId).then((reputation) => {
+    if (!reputation) return;
+    for (const slot of document.querySelectorAll(`.plate-rep-slot[data-player="${CSS.escape(playerId)}"]`)) {
+      slot.replaceWith(reputationMark(reputation, tag, true));
+    }
+  });
+  return h("span.plate-rep-slot", { "data-player": playerId, hidden: true });
 }
 
 /** Report a player: a reason and a few words, kept for the operators. */
@@ -208,9 +283,8 @@ function sharedMenu() {
 function menuItems(player, { mute, match }) {
   const account = isAccount();
   const reputation = h("li.menu-note", { "data-testid": "menu-reputation" }, "…");
-  api("GET", `/api/players/${encodeURIComponent(player.id)}`).then(
-    (profile) => fill(reputation, reputationMark(profile.reputation)),
-    () => fill(reputation, t("community.no_reputation")));
+  reputationOf(player.id).then((found) => fill(reputation,
+    found ? reputationMark(found) : t("community.no_reputation")));
   const act = (request, done) => async () => {
     try {
       await request();

@@ -59,6 +59,9 @@ function header() {
   document.querySelector("[data-testid=nav-rules]").textContent = t("help.rules");
   document.querySelector("[data-testid=nav-tournaments]").textContent = t("tournament.nav");
   document.querySelector("[data-testid=nav-league]").textContent = t("league.nav");
+  const problems = document.querySelector("[data-testid=nav-problems]");
+  problems.textContent = t("problems.nav");
+  problems.title = t("problems.nav"); // a sign alone on a narrower screen
   const board = document.querySelector("[data-testid=nav-leaderboard]");
   board.textContent = t("leaderboard.nav");
   board.title = t("leaderboard.nav");
@@ -91,12 +94,13 @@ function header() {
 /** A page of a module loaded when first shown; null if another page was asked for meanwhile. */
 async function lazyPage(kind, id, token) {
   const module = await import(kind === "leaderboard" ? "./leaderboard.js" : kind === "players" ? "./profile.js"
-    : kind === "scores" ? "./scoresheet.js"
+    : kind === "scores" ? "./scoresheet.js" : kind === "problems" ? "./problems.js"
     : kind === "tournaments" || kind === "league" ? "./tournaments.js"
     : kind === "watch" || kind === "friends" ? "./friends.js" : "./history.js");
   if (token !== routeToken) return null; // left during the import: a newer page owns #app
   const render = { history: module.renderHistory, match: module.renderMatch, replay: module.renderReplay,
     leaderboard: module.renderLeaderboard, players: module.renderProfile, scores: module.renderScores,
+    problems: module.renderProblems,
     league: module.renderLeague, watch: module.renderWatch, friends: module.renderFriends,
     tournaments: /^(upcoming|running|finished)?$/.test(id) ? module.renderTournaments : module.renderTournament }[kind];
   return render(app, ctx, id);
@@ -105,7 +109,7 @@ async function lazyPage(kind, id, token) {
 // A profile is nobody's section: it is reached from the board, a table, a match.
 const SECTIONS = { rules: "nav-rules", history: "nav-history", match: "nav-history", replay: "nav-history",
   scores: "nav-history", leaderboard: "nav-leaderboard", players: null, tournaments: "nav-tournaments",
-  league: "nav-league", watch: "nav-watch", friends: "nav-friends" };
+  league: "nav-league", watch: "nav-watch", friends: "nav-friends", problems: "nav-problems" };
 
 async function route() {
   const token = ++routeToken;
@@ -113,7 +117,7 @@ async function route() {
   cleanup = null;
   ctx.connection("idle");
   const hash = location.hash || "#/";
-  const [, kind, id] = hash.match(/^#\/(tournaments|t|history|match|replay|rules|login|signup|leaderboard|players|scores|league|watch|friends)?\/?([^/]*)/) || [];
+  const [, kind, id] = hash.match(/^#\/(tournaments|t|history|match|replay|rules|login|signup|leaderboard|players|scores|league|watch|friends|problems)?\/?([^/]*)/) || [];
   const section = kind in SECTIONS ? SECTIONS[kind] : kind === "login" || kind === "signup" ? null : "nav-lobby";
   if (kind !== "login" && kind !== "signup") lastPage = hash;
   for (const link of document.querySelectorAll("header nav a")) {
@@ -140,7 +144,7 @@ async function route() {
       cleanup = renderRules(app, ctx, id);
     } else if (kind === "login" || kind === "signup") {
       cleanup = renderAccount(app, ctx, kind);
-    } else if (kind === "history" || kind === "leaderboard" || kind === "tournaments" || kind === "league" || kind === "watch" || kind === "friends" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
+    } else if (kind === "history" || kind === "leaderboard" || kind === "tournaments" || kind === "league" || kind === "watch" || kind === "friends" || kind === "problems" || ((kind === "match" || kind === "replay" || kind === "players") && id)) {
       const done = (await lazyPage(kind, id, token)) || null;
       if (token === routeToken) cleanup = done;
     } else {

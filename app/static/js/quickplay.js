@@ -186,11 +186,12 @@ export function playNowCard(ctx) {
 }
 
 /** "Find players with a partner": wait in the queue with `partner` (a friend who does the
- *  same), shown on the lobby's Play now card. */
-export async function findWithPartner(ctx, partner) {
+ *  same, or who waits already and prompted this player: then its `variant` and `rated`),
+ *  shown on the lobby's Play now card. */
+export async function findWithPartner(ctx, partner, variant = storedVariant(), rated = false) {
   ctxOf = ctx;
   try {
-    follow(await api("POST", "/api/queue", { variant: storedVariant(), partner }));
+    follow(await api("POST", "/api/queue", { variant, partner, ...(rated ? { rated } : {}) }));
     if (waiting) ctx.navigate("#/");
   } catch (exc) {
     ctx.toast(exc);

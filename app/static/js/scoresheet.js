@@ -8,11 +8,10 @@ import { h, fill } from "./dom.js";
 import { changedOptions, flagControl, variantSpecs } from "./house-rules.js";
 import { t } from "./i18n.js";
 import { contractMark } from "./labels.js";
+import { bidValueText, pointBid, strainName } from "./coinche-labels.js";
 import { protocol } from "./protocol.js";
 
-const TOTALS = { NT: 130, AT: 258 }; // card points of a deal; 162 in a suit
 const COMBOS = ["tierce", "quarte", "quint", "carre-J", "carre-9", "carre-A", "carre-T", "carre-K", "carre-Q"];
-const MOST_BELOTS = { NT: 0, AT: 4 }; // else 1
 
 function teamName(names, team) {
   return `${names[team]} & ${names[team + 2]}`;
@@ -101,12 +100,52 @@ function renderList(root, ctx) {
 
 // ------------------------------------------------------------------ one sheet
 
-/** The entry of the next deal; `send(summary)` posts it and redraws on success. */
+/** A Coinche bid's value ("100", "capot") in words ("100", "Capot"): any strain after it
+ *  makes a bid to read the value from. */
+const valueText = (value) => bidValueText(pointBid(`${value}C`));
+
+/** Coinche's own rows (COINCHE.md §10.4): the bid's value, its coinche level, and whether
+ *  the declarer alone took every trick (a générale, where the rules have it). */
+function coincheRows(sheet, entry, redraw) {
+  const { bid_values: values, multipliers } = sheet.coinche;
+  const level = (n) => (n === 0 ? t("sheets.not_coinched")
+    : `${t(n === 1 ? "coinche.call.coinche" : "coinche.call.surcoinche")} ×${multipliers[n]}`);
+  const alone = h("input", { type: "checkbox", "data-testid": "sheet-alone",
+    onchange: (event) => { entry.declarer_all_tricks = event.target.checked; } });
+  const aloneRow = h("label.sheet-field.sheet-alone", {}, alone, h("span", {}, t("sheets.alone")));
+  const showAlone = () => {
+    aloneRow.hidden = !values.includes("generale") || entry.valat !== entry.bidder_team;
+    if (aloneRow.hidden) alone.checked = entry.declarer_all_tricks = false;
+  };
+  return {
+    value: h("div.sheet-field", {}, h("span.sheet-label", {}, t("sheets.bid_value")),
+      choices("value", values, valueText, entry.value, (v) => { entry.value = v; redraw(); })),
+    level: h("div.sheet-field", {}, h("span.sheet-label", {}, t("sheets.coinche_level")),
+      choices("level", [0, 1, 2], level, 0, (n) => { entry.coinche = n; })),
+    alone: aloneRow, showAlone,
+  };
+}
+
+/** The summary a Coinche or another variant's score tool reads (RECORD.md, COINCHE.md
+ *  §10.4), from the form's entry and the bidding team's card points. */
+function summaryOf(sheet, entry, card_points) {
+  const { contract, bidder_team, multiplier, declarations, belot, valat } = entry;
+  if (!sheet.coinche) return { contract, bidder_team, multiplier, card_points, declarations, belot, valat };
+  return { contract: `${entry.value}${contract}`, bidder_team, coinche: entry.coinche, card_points,
+    declarations, belot, capot: valat, declarer_all_tricks: entry.declarer_all_tricks };
+}
+
+/** The entry of the next deal; `send(summary)` posts it and redraws on success.  Every
+ *  number it checks (card points, belots, a capot's points) is the sheet's, from the
+ *  server's engine. */
 function dealForm(sheet, send) {
+  const coinche = sheet.coinche;
   const entry = { contract: sheet.contracts[0], bidder_team: 0, multiplier: 1, points: "",
-    declarations: [[], []], belot: [0, 0], valat: null };
+    declarations: [[], []], belot: [0, 0], valat: null,
+    value: coinche ? coinche.bid_values[0] : null, coinche: 0, declarer_all_tricks: false };
   const teams = [teamName(sheet.names, 0), teamName(sheet.names, 1)];
-  const total = () => TOTALS[entry.contract] || 162;
+  const total = () => (coinche && entry.valat !== null ? coinche.capot_points[entry.value]
+    : sheet.card_totals[entry.contract]);
   const points = h("input.sheet-points", { type: "number", inputmode: "numeric", min: 0, required: true,
     "data-testid": "sheet-points", "aria-describedby": "sheet-rest" });
   const rest = h("span#sheet-rest.muted", { "data-testid": "sheet-rest" });
@@ -141,7 +180,7 @@ function dealForm(sheet, send) {
   };
   const belots = h("div.sheet-belots");
   const drawBelots = () => {
-    const most = MOST_BELOTS[entry.contract] ?? 1;
+    const most = sheet.most_belots[entry.contract] ?? 0;
     entry.belot = entry.belot.map((n) => Math.min(n, most));
     belots.hidden = most === 0;
     fill(belots, h("span.sheet-label", {}, t("sheets.belot")), [0, 1].map((team) =>
@@ -153,29 +192,32 @@ function dealForm(sheet, send) {
           disabled: entry.belot[0] + entry.belot[1] >= most, "data-testid": `sheet-belot-more-${team}`,
           onclick: () => { entry.belot[team] += 1; drawBelots(); } }, "+"))));
   };
-  const redraw = () => { label(); showRest(); drawDeclarations(); drawBelots(); };
-  const multipliers = sheet.multipliers.length > 1
+  const syncValat = () => {
+    if (entry.valat !== null) points.value = entry.valat === entry.bidder_team ? total() : 0;
+  };
+  const redraw = () => { syncValat(); label(); showRest(); drawDeclarations(); drawBelots(); if (own) own.showAlone(); };
+  const own = coinche ? coincheRows(sheet, entry, redraw) : null;
+  const multipliers = own ? own.level : sheet.multipliers.length > 1
     ? h("div.sheet-field", {}, h("span.sheet-label", {}, t("sheets.multiplier")),
       choices("multiplier", sheet.multipliers, (m) => `×${m}`, 1, (m) => { entry.multiplier = m; }))
     : null;
   const form = h("form.card.sheet-deal", { "data-testid": "sheet-deal", novalidate: true },
     h("h2", {}, t("sheets.deal", { n: sheet.deals.length + 1 })),
-    h("div.sheet-field", {}, h("span.sheet-label", {}, t("sheets.contract")),
-      choices("contract", sheet.contracts, (c) => contractMark(c), entry.contract,
+    own ? own.value : null,
+    h("div.sheet-field", {}, h("span.sheet-label", {}, t(coinche ? "sheets.strain" : "sheets.contract")),
+      choices("contract", sheet.contracts, (c) => contractMark(strainName(c)), entry.contract,
         (c) => { entry.contract = c; redraw(); })),
     h("div.sheet-field", {}, h("span.sheet-label", {}, t("sheets.bidder")),
       choices("bidder", [0, 1], (team) => teams[team], 0, (team) => { entry.bidder_team = team; redraw(); })),
     multipliers,
     h("label.sheet-field", {}, pointsLabel, points, rest),
     declarations, belots,
-    h("div.sheet-field", {}, h("span.sheet-label", {}, t("sheets.valat")),
+    h("div.sheet-field", {}, h("span.sheet-label", {}, t(coinche ? "sheets.capot" : "sheets.valat")),
       choices("valat", ["none", 0, 1], (v) => (v === "none" ? t("sheets.nobody") : teams[v]), "none", (v) => {
         entry.valat = v === "none" ? null : v;
-        if (entry.valat !== null) {
-          points.value = entry.valat === entry.bidder_team ? total() : 0;
-          showRest();
-        }
+        redraw();
       })),
+    own ? own.alone : null,
     h("button.btn.primary.big", { type: "submit", "data-testid": "sheet-score" }, t("sheets.score")));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -187,9 +229,7 @@ function dealForm(sheet, send) {
     }
     const mine = entry.bidder_team;
     const card_points = mine === 0 ? [given, total() - given] : [total() - given, given];
-    const { contract, bidder_team, multiplier, declarations: declared, belot, valat } = entry;
-    send({ contract, bidder_team, multiplier, card_points, declarations: declared, belot, valat },
-      form.querySelector("[data-testid=sheet-score]"));
+    send(summaryOf(sheet, entry, card_points), form.querySelector("[data-testid=sheet-score]"));
   });
   redraw();
   return form;

@@ -14,7 +14,7 @@ import { plateTimeout, timeLeft, turnNotes } from "./turn-timer.js";
 import { ratingChange, ratingMark } from "./rating.js";
 import { coincheAuction, isCoincheAuction } from "./coinche-auction.js";
 import { strainOf } from "./coinche-labels.js";
-import { muteAtTable, playerMenu } from "./community.js";
+import { muteAtTable, plateReputation, playerMenu } from "./community.js";
 
 const RING = 2 * Math.PI * 27;
 
@@ -89,6 +89,7 @@ function plate(frame, seat, position, clockOffset, timedOut, change) {
       h("div.plate-tags", {},
         held.kind === "bot" ? h("span.bot-badge", { "data-level": held.level }, t(`level.${held.level}`)) : null,
         ratingMark(held.rating, `span.rating.plate-rating${held.kind === "bot" ? ".bot-rating" : ""}`),
+        held.kind === "human" && held.player && held.rating ? plateReputation(held.player) : null,
         change ? ratingChange(change.before, change.after) : null,
         away ? h("span.away", {}, held.autoplay ? t("seat.autoplay") : t("seat.away")) : null,
         view && view.dealer === seat ? h("span.dealer-chip", { title: t("table.dealer") }, t("table.dealer_short")) : null,
