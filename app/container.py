@@ -114,7 +114,7 @@ async def started(settings: Settings, storage: Storage | None = None,
         analyses = Analyses(settings.analysis, database, limiter, shared)
         stack.push_async_callback(analyses.close)
         director = Director(database, lobby, cluster, shared, settings.cluster.lease_seconds,
-                            settings.competition.league_season_days)
+                            settings.competition.league_season_days, community.notices.tell)
         stack.push_async_callback(director.close)
         await bots.start()
         monitor.start()

@@ -217,6 +217,25 @@ class QueueSeatedNotice(_Notice):
     table: str
 
 
+class StandingsNotice(_Notice):
+    """A tournament the recipient is in (or directs) moved on: a round's table ended (the
+    standings changed), a round's tables were made, or it finished.  The page reads
+    ``GET /api/tournaments/{id}`` again on it (docs/tournaments.md)."""
+
+    kind: Literal["standings"] = "standings"
+    tournament: str
+    name: str
+    status: str = Field(description="`running` or `finished`")
+    round: int
+    rounds: int
+    entry: int | None = Field(description="the recipient's entry; left out for a director "
+                              "not in it")
+    rank: int | None = Field(description="the entry's rank in the standings now")
+    points: float | None = Field(description="its match points")
+    table: str | None = Field(description="the entry's table of the round while it plays "
+                              "(connect as in section 2), else left out")
+
+
 class QueuePartnerNotice(_Notice):
     """A friend waits in the queue naming the recipient as partner: joining the queue
     naming them back (``variant``, ``rated``) seats the two as a team."""
@@ -229,7 +248,7 @@ class QueuePartnerNotice(_Notice):
 
 Notice = Annotated[
     FriendRequestNotice | FriendOnlineNotice | InvitationNotice | DeclinedNotice
-    | QueueSeatedNotice | QueuePartnerNotice,
+    | QueueSeatedNotice | QueuePartnerNotice | StandingsNotice,
     Field(discriminator="kind"),
 ]
 NOTICES: TypeAdapter[Notice] = TypeAdapter(Notice)

@@ -1,7 +1,8 @@
 """Tournaments through the API on a migrated SQLite file, the director running in the app
 (docs/tournaments.md): the refusals; a duplicate tournament of bot entries run to its
 end, whose tables of a round dealt the same decks and whose decks stay hidden while the
-round is on; the round's time limit deciding the matches still on."""
+round is on; the round's time limit deciding the matches still on; a table lost before
+its match began made again at once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from sqlalchemy import update
 from starlette.websockets import WebSocketDisconnect
 
 from app.db.session import Database
-from app.db.tournaments import Tournament
+from app.db.tournaments import RoundTable, Tournament
 from app.main import create_app
 from app.protocol import CloseCode
 from tests.conftest import app_settings
@@ -26,6 +27,7 @@ from tests.waiting import fail
 pytest_plugins = ["tests.test_db_support"]  # migrated_sqlite
 
 PATIENCE = 60  # seconds a tournament of bots may take to end
+LOST = 12  # seconds a table lost before its match began may take to be made again
 Json = dict[str, Any]
 
 
@@ -198,6 +200,37 @@ def test_the_time_limit_decides_the_matches_still_on(migrated_sqlite: str) -> No
         assert match["end_reason"] == "abandoned"  # its table closed at the limit
         assert [sum(d["score"][team] for d in match["deals"] if d.get("score"))
                 for team in (0, 1)] == totals
+
+
+def test_a_table_lost_before_its_match_began_is_made_again_at_once(client: TestClient,
+                                                                   migrated_sqlite: str) -> None:
+    """A round table noted as made whose match never began, on no node (its maker died
+    between the two): made again within a pass or two, not after the STALE delay."""
+    calls = Calls(client)
+    director = calls.account()
+    t = calls.create(director, rounds=1, options={"target_score": 40})["id"]
+    for _ in range(2):
+        calls.enter(director, t, bot="easy")
+    client.post(f"/api/tournaments/{t}/start", headers=_auth(director))
+    calls.until(t, lambda b: b["tables"] and b["tables"][0]["id"], "the round's table")
+    run(_lose_table(migrated_sqlite, t))
+    deadline = time.monotonic() + LOST  # well within STALE (30 s)
+    while calls.get(t)["tables"][0]["id"] == "lost":
+        assert time.monotonic() < deadline, "the lost table not made again"
+        time.sleep(0.2)
+    done = calls.until(t, lambda b: b["status"] == "finished", "the tournament to end")
+    assert done["tables"][0]["reason"] == "won"
+
+
+async def _lose_table(url: str, tournament: str) -> None:
+    """The round's table row names a table no node has, made just now."""
+    db = Database(url)
+    try:
+        async with db.write() as conn:
+            await conn.execute(update(RoundTable).where(RoundTable.tournament_id == tournament)
+                               .values(table_id="lost", made_at=datetime.now(UTC)))
+    finally:
+        await db.dispose()
 
 
 async def _set(url: str, tournament: str, **values: Any) -> None:

@@ -5,6 +5,9 @@
 - ``store.py``: its rows read and written, each step decided once;
 - ``director.py``: the task that runs the tournaments a node holds (their rounds, tables,
   time limits), one node per tournament;
+- ``held.py``: each node's round tables kept to the rows (closed once decided, a
+  withdrawn player's seat to a bot), whichever node directs;
+- ``news.py``: the ``standings`` notices told to the players on their personal channel;
 - ``swiss.py``: the pairing; ``standings.py``: the scoring (Swiss and duplicate), pure.
 
 A round table's result comes from the end of its match (app/db/tournaments.py, a

@@ -4,9 +4,11 @@ Every ``TICK`` seconds it reads the tournaments that are due or running, takes t
 each (in a cluster: one node at a time runs one, and another takes it over when that node
 dies), and moves each one on from its rows alone: starts it at its time, begins a round
 (pairing, fillers, tables), makes and seats each round table, decides at the time limit the
-matches still on, and ends the tournament after its last round.  Each step is a conditional
-write, so a step two nodes race for happens once; a node that dies between steps leaves rows
-the next pass picks up.
+matches still on, and ends the tournament after its last round (or when no entry is left
+to pair); its players are told each step (:mod:`.news`).  Each step is a conditional write,
+so a step two nodes race for happens once; a node that dies between steps leaves rows the
+next pass picks up.  Every node's pass also keeps the round tables it holds to the rows
+(:mod:`.held`), whichever node directs their tournament.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from ..storage import StorageError
 from ..tables import AddBot, Lobby, SitDown, StartMatch, Table, TableConfig, TableError
 from ..tables.commands import Expire
 from ..vocabulary import TableStatus
-from . import store
-from .models import Teams
+from . import held, store
+from .models import Status, Teams
+from .news import News, Tell
 from .seasons import keep_seasons
 from .standings import standings
 from .swiss import field_size, pair
@@ -42,6 +45,7 @@ log = logging.getLogger(__name__)
 
 TICK = 1.0  # seconds between two passes
 STALE = 30.0  # seconds a made table may take to begin its match before it is made again
+# (at once if no node holds it: its maker died before the match began)
 
 
 def now() -> datetime:
@@ -52,13 +56,22 @@ def bot_member(level: str) -> dict[str, Any]:
     return {"level": level, "name": f"Bot ({level})"}
 
 
+def deserted(entries: list[Entry]) -> bool:
+    """Every entry with a player withdrew: no round is paired for bots alone then (a
+    tournament of bot entries only runs to its end)."""
+    played = [e for e in entries if any(m.get("player_id") for m in e.members)]
+    return bool(played) and all(e.withdrawn for e in played)
+
+
 class Director:
     """Runs the tournaments this node holds; ``cluster`` None: a server alone holds all."""
 
     def __init__(self, database: Database, lobby: Lobby, cluster: Cluster | None,
-                 shared: Shared, lease_seconds: float, season_days: float) -> None:
+                 shared: Shared, lease_seconds: float, season_days: float,
+                 tell: Tell) -> None:
         self.db, self.lobby, self.cluster = database, lobby, cluster
         self.season_days = season_days
+        self.news = News(tell)
         self._leases: Leases | None = None
         if cluster is not None and isinstance(shared, RedisShared):
             self._leases = Leases(shared, cluster.node_id, lease_seconds, shared.keys.director)
@@ -82,11 +95,15 @@ class Director:
             await asyncio.sleep(TICK)
 
     async def tick(self) -> None:
-        """One pass: the leagues' season kept (closed at its end, the next opened), then
-        the tournaments that are due or running and held here."""
+        """One pass: the leagues' season kept (closed at its end, the next opened), this
+        node's round tables kept to the rows, then the tournaments that are due or running
+        and held here."""
         await keep_seasons(self.db, self.season_days, now())
+        await held.keep(self.db, self.lobby)
         upcoming, running = await store.due(self.db, now())
-        for tournament_id in await self._hold([*upcoming, *running]):
+        holding = await self._hold([*upcoming, *running])
+        self.news.keep_only(set(holding))
+        for tournament_id in holding:
             try:
                 if tournament_id in upcoming:
                     await store.start(self.db, tournament_id, None)
@@ -107,15 +124,13 @@ class Director:
         if loaded is None or loaded.tournament.status != "running":
             return
         t = loaded.tournament
-        if t.round == 0:
-            await self._begin(loaded, 1)
-            return
-        tables = loaded.round_tables(t.round)
-        open_ = [rt for rt in tables if rt.ended_at is None]
+        await self.news.read(loaded)
+        open_ = [rt for rt in loaded.round_tables(t.round) if rt.ended_at is None]
         if open_:
             await self._tend(loaded, open_)
-        elif t.round >= t.rounds:
+        elif t.round >= t.rounds or deserted(loaded.entries):
             await store.finish(self.db, t.id, now())
+            await self.news.read(loaded, Status.FINISHED)
             log.info("tournament %s finished", t.id)
         else:
             await self._begin(loaded, t.round + 1)
@@ -148,21 +163,33 @@ class Director:
             if rt.table_id is None:
                 await self._make(loaded, rt)
             elif late:
-                await self._decide(t, rt, begun.get(rt.table_id, []))
-            elif rt.table_id not in begun and rt.table_id not in self.lobby.tables and (
-                    rt.made_at is None or now() - rt.made_at > timedelta(seconds=STALE)):
-                await store.made(self.db, t.id, rt.round, rt.idx, None, now())  # lost: again
+                await self._decide(t, rt, begun.get(rt.table_id) or store.Begun([], []))
+            elif rt.table_id not in begun and await self._lost(rt.table_id, rt.made_at):
+                await store.made(self.db, t.id, rt.round, rt.idx, None, now())  # made again
+
+    async def _lost(self, table_id: str, made_at: datetime | None) -> bool:
+        """Whether a round table made but whose match has not begun is lost: not here,
+        and (alone) nowhere else, or (in a cluster) leased by no node, its maker dead;
+        STALE seconds after it was made in any case (its maker stuck)."""
+        if table_id in self.lobby.tables:
+            return False
+        if made_at is None or now() - made_at > timedelta(seconds=STALE):
+            return True
+        if self.cluster is None:
+            return True
+        [owner] = await self.cluster.leases.owners([table_id])
+        return owner is None
 
     async def _make(self, loaded: store.Loaded, rt: RoundTable) -> None:
-        """Create a round table, note it, seat its entries (bots for the withdrawn, and
-        for a seat a player cannot take) and start its match with the round's seed."""
+        """Create a round table, note it, seat its entries (a bot for a seat a player
+        cannot take) and start its match with the round's seed."""
         t = loaded.tournament
         name = f"{t.name} · {rt.round}.{rt.idx + 1}"
         config = TableConfig(name=name[:MAX_NAME], options=Options.make(t.variant, **t.options),
                              turn_seconds=t.turn_seconds, private=False,
                              timeout_forfeits=False, rated=t.rated,
                              seated_only=t.format == "duplicate")
-        owner = Player(f"tournament:{t.id}:{rt.round}:{rt.idx}", t.name[:MAX_NAME])
+        owner = held.owner_of(t.id, rt.round, rt.idx, t.name[:MAX_NAME])
         table = self.lobby.create(owner, config)
         try:
             if self.cluster is not None:
@@ -183,17 +210,18 @@ class Director:
                         exc)
             table.post(Expire(TableStatus.WAITING))
 
-    async def _decide(self, t: Tournament, rt: RoundTable, scores: list[list[int]]) -> None:
+    async def _decide(self, t: Tournament, rt: RoundTable, match: store.Begun) -> None:
         """The round's time is up and this match is on: decided on its finished deals'
-        points (docs/tournaments.md, "The time limit"), and its table closed if here."""
+        points and the leavers the log has (docs/tournaments.md, "The time limit"); its
+        table closed at once if here, else by the node that holds it (:mod:`.held`)."""
+        scores = match.scores
         totals = [sum(s[0] for s in scores), sum(s[1] for s in scores)]
         winner = None if totals[0] == totals[1] else int(totals[1] > totals[0])
-        table = self.lobby.tables.get(rt.table_id or "")
-        left = [] if table is None or table.meta is None else list(table.meta.left)
-        if await store.decide(self.db, t.id, rt.round, rt.idx,
-                              result_values("time", totals, winner, left, scores, now())):
+        if await store.decide(self.db, t.id, rt.round, rt.idx, result_values(
+                "time", totals, winner, match.left, scores, now())):
             log.info("tournament %s: table %d.%d decided at the time limit", t.id, rt.round,
                      rt.idx)
+            table = self.lobby.tables.get(rt.table_id or "")
             if table is not None:
                 table.post(Expire(TableStatus.PLAYING))
 
@@ -201,12 +229,14 @@ class Director:
 async def _seat(table: Table, owner: Player, t: Tournament, entries: dict[int, Entry],
                 seats: list[int]) -> None:
     """Seat each seat's member: a fixed pair's first member at seats 0/1, its second at
-    2/3; a bot for a bot, a withdrawn entry, or a player the table refuses."""
+    2/3; a bot for a bot, or a player the table refuses.  A player whose entry withdrew
+    since the pairing sits too, and leaves at the next pass (:mod:`.held`): their team
+    loses the round, as any withdrawn entry's at a table of the round."""
     for seat, number in enumerate(seats):
         entry = entries[number]
         member = entry.members[seat // 2 if t.teams == Teams.FIXED else 0]
         player_id = member.get("player_id")
-        if player_id is not None and not entry.withdrawn:
+        if player_id is not None:
             try:
                 await table.submit(SitDown(Player(player_id, member["name"]), seat,
                                            arriving=True))

@@ -235,21 +235,52 @@ async def finish(db: Database, tournament_id: str, at: datetime) -> None:
                                    round_ends_at=None))
 
 
-async def matches_of(db: Database, table_ids: Sequence[str]) -> dict[str, list[list[int]]]:
-    """Of these tables, those whose match began, each with its finished deals' scores."""
+@dataclass(frozen=True, slots=True)
+class Begun:
+    """A round table's match as the log has it: each finished deal's score, and the seats
+    whose human left (bots now)."""
+
+    scores: list[list[int]]
+    left: list[int]
+
+
+async def matches_of(db: Database, table_ids: Sequence[str]) -> dict[str, Begun]:
+    """Of these tables, those whose match began, as the log has them (whichever node
+    holds the table)."""
     if not table_ids:
         return {}
-    d = models.Deal
+    d, m = models.Deal, models.Match
     async with db.read() as session:
-        begun = set(await session.scalars(select(models.Match.id)
-                                          .where(models.Match.id.in_(table_ids))))
+        metas = await session.execute(select(m.id, m.meta).where(m.id.in_(table_ids)))
+        begun = {match: Begun([], list(meta.get("left", ()))) for match, meta in metas}
         rows = await session.execute(select(d.match_id, d.score0, d.score1)
                                      .where(d.match_id.in_(begun), d.outcome.is_not(None))
                                      .order_by(d.match_id, d.idx))
-        scores: dict[str, list[list[int]]] = {match: [] for match in begun}
         for match, score0, score1 in rows:
-            scores[match].append([score0 or 0, score1 or 0])
-    return scores
+            begun[match].scores.append([score0 or 0, score1 or 0])
+    return begun
+
+
+async def held_here(db: Database, table_ids: Sequence[str]) -> tuple[set[str], dict[str, set[str]]]:
+    """Of these round tables (a node's, their matches on): those whose result is written
+    already (decided at the round's time limit, by whichever node directs the
+    tournament), and for each of the others the players of its tournament who withdrew."""
+    r = RoundTable
+    async with db.read() as session:
+        rows = [(str(table), tournament, ended) for table, tournament, ended in
+                await session.execute(select(r.table_id, r.tournament_id, r.ended_at)
+                                      .where(r.table_id.in_(table_ids)))]
+        open_ = {table: tournament for table, tournament, ended in rows if ended is None}
+        gone = await session.execute(
+            select(Entrant.tournament_id, Entrant.player_id)
+            .join(Entry, (Entry.tournament_id == Entrant.tournament_id)
+                  & (Entry.entry == Entrant.entry))
+            .where(Entry.withdrawn.is_(True), Entrant.tournament_id.in_(set(open_.values()))))
+        withdrawn: dict[str, set[str]] = {}
+        for tournament, player in gone:
+            withdrawn.setdefault(tournament, set()).add(player)
+    decided = {table for table, _, ended in rows if ended is not None}
+    return decided, {table: withdrawn.get(t, set()) for table, t in open_.items()}
 
 
 async def check_shown(session: AsyncSession, match_id: str) -> None:

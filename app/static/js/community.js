@@ -11,13 +11,16 @@ import { notify, toast } from "./toasts.js";
 
 const RETRY_MS = 5000; // before the channel is opened again after a cut
 const LAST_TABLE_KEY = "belote.lastTable"; // the table this tab showed last: where to invite
-export const COMMUNITY_CHANGED = "belote:community"; // a notice about friends came
+export const COMMUNITY_CHANGED = "belote:community"; // a notice came (its detail)
+export const CHANNEL_OPEN = "belote:channel-open"; // the channel is (again) open: notices missed while cut
 
 let channel = null;
 let channelToken = null;
 let retry = null;
 let context = { navigate: (hash) => { location.hash = hash; }, toast };
 const shown = new Set(); // the kept notices shown on this page (a channel opened again resends them)
+const announced = new Set(); // the tournament tables a card already showed
+let wasOpen = false; // a channel of this page was open before: a welcome is a return
 
 /** The table this tab showed last (a seated player invites to it). */
 export function rememberTable(tableId) {
@@ -45,6 +48,10 @@ export function startChannel(ctx) {
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
     if (message.type === "ping") socket.send(JSON.stringify({ type: "pong" }));
+    else if (message.type === "welcome") {
+      if (wasOpen) window.dispatchEvent(new CustomEvent(CHANNEL_OPEN)); // back after a cut
+      wasOpen = true;
+    }
     else if (message.type === "notice") showNotice(message);
   });
   socket.addEventListener("close", (event) => {
@@ -102,6 +109,8 @@ export function showNotice(notice) {
       { name: who, variant: t(`variant.${notice.variant}`) }), [
       [t("community.accept"), () => findWithPartner(context, notice.player.id, notice.variant, notice.rated)],
       [t("community.decline"), async () => {}]]);
+  } else if (notice.kind === "standings") {
+    standingsNotice(notice);
   }
   window.dispatchEvent(new CustomEvent(COMMUNITY_CHANGED, { detail: notice }));
 }
@@ -144,6 +153,22 @@ function card(notice, text, buttons) {
       } }, label));
   fill(item, h("p", {}, text), h("div.notice-actions", {}, actions));
   noticeBox().append(item);
+}
+
+/** A tournament moved on: a card the first time the player's table of a round is told (unless
+ * that table is open already), a word with the rank at its end; its page reads it again. */
+function standingsNotice(notice) {
+  if (notice.status === "finished") {
+    notify(notice.rank ? t("tournament.over_rank", { name: notice.name, rank: notice.rank })
+      : t("tournament.over", { name: notice.name }));
+  } else if (notice.table && !announced.has(notice.table)) {
+    announced.add(notice.table);
+    if (location.hash !== `#/t/${notice.table}`) {
+      card(notice, t("tournament.table_ready", { name: notice.name, round: notice.round }), [
+        [t("tournament.your_table"), async () => context.navigate(`#/t/${notice.table}`)],
+        [t("tournament.later"), async () => {}]]);
+    }
+  }
 }
 
 /** Sit at the first empty seat of an invitation's table, then open it. */

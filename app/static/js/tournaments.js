@@ -1,17 +1,20 @@
 // #/tournaments: the list (upcoming, running, finished) and a new tournament's form with a
 // preview of its schedule; #/tournaments/<id>: entries, joining (alone or as a pair), the
 // director's bots and start, "your table", every round's tables and the standings, read
-// again every few seconds while it runs; #/league/<variant>: the caller's league group,
-// its zones and the season's countdown (docs/tournaments.md).
+// again on each of its notices on the personal channel (and when the channel opens again
+// after a cut; slowly besides, for a viewer nobody tells); #/league/<variant>: the
+// caller's league group, its zones and the season's countdown (docs/tournaments.md).
 
 import { isAccount } from "./api.js";
+import { CHANNEL_OPEN, COMMUNITY_CHANGED } from "./community.js";
 import { h, fill } from "./dom.js";
 import { protocol } from "./protocol.js";
 import { profileLink } from "./rating.js";
 import { dateText, errorBox } from "./replay.js";
 
-const REFRESH_MS = 3000; // a running tournament's page is read again this often
+const FALLBACK_MS = 30000; // read again this often besides, while it is on: nobody tells a mere viewer
 const STATUSES = ["upcoming", "running", "finished"];
+const COUNTDOWN_MS = 30000; // the season's countdown is told again this often
 
 export function renderTournaments(root, ctx, rawStatus) {
   const { t } = ctx;
@@ -102,13 +105,24 @@ export function renderTournament(root, ctx, id) {
       const tour = await ctx.api("GET", `/api/tournaments/${encodeURIComponent(id)}`);
       if (gone) return;
       fill(root, detail(ctx, tour, load));
-      if (tour.status !== "finished") timer = setTimeout(load, REFRESH_MS);
+      clearTimeout(timer); // one fallback, whichever of two reads in flight ends last
+      if (tour.status !== "finished") timer = setTimeout(load, FALLBACK_MS);
     } catch (error) {
       if (!gone) fill(root, h("section.history-page", {}, errorBox(ctx.t, error)));
     }
   };
+  const told = (event) => {
+    if (event.detail && event.detail.kind === "standings" && event.detail.tournament === id) load();
+  };
+  window.addEventListener(COMMUNITY_CHANGED, told);
+  window.addEventListener(CHANNEL_OPEN, load);
   load();
-  return () => { gone = true; clearTimeout(timer); };
+  return () => {
+    gone = true;
+    clearTimeout(timer);
+    window.removeEventListener(COMMUNITY_CHANGED, told);
+    window.removeEventListener(CHANNEL_OPEN, load);
+  };
 }
 
 function detail(ctx, tour, reload) {
@@ -127,6 +141,11 @@ function detail(ctx, tour, reload) {
   const next = mine && tour.tables.find((x) => x.round === tour.round && x.status === "playing" && x.seats.includes(mine.entry));
   const partner = h("input", { placeholder: t("tournament.partner_id"), "data-testid": "partner-id", maxlength: 64 });
   const actions = [];
+  if (tour.status === "running" && mine && !mine.withdrawn) {
+    const leave = act("DELETE", "/entries");
+    actions.push(h("button.btn.ghost", { type: "button", "data-testid": "withdraw",
+      onclick: () => { if (window.confirm(t("tournament.withdraw_confirm"))) leave(); } }, t("tournament.withdraw")));
+  }
   if (tour.status === "upcoming" && me) {
     if (mine) actions.push(h("button.btn.ghost", { type: "button", "data-testid": "withdraw", onclick: act("DELETE", "/entries") }, t("tournament.withdraw")));
     else {
@@ -189,6 +208,7 @@ export function renderLeague(root, ctx, rawVariant) {
       href: `#/league/${name}`, "aria-current": name === variant ? "page" : null }, t(`variant.${name}`)))),
     page));
   let gone = false;
+  let ticking = null;
   if (!isAccount()) {
     fill(page, h("p.muted", {}, t("league.account_needed")));
     return () => {};
@@ -198,11 +218,15 @@ export function renderLeague(root, ctx, rawVariant) {
     const me = ctx.guest();
     const size = league.group.length;
     const zone = (rank) => (rank <= league.zones.promotion ? ".up" : rank > size - league.zones.demotion ? ".down" : "");
+    const left = h("span", { "data-testid": "league-countdown" });
+    const tick = () => { left.textContent = league.ends_at ? ` (${countdown(league.ends_at)})` : ""; };
+    tick();
+    ticking = setInterval(tick, COUNTDOWN_MS);
     fill(page,
       h("p", { "data-testid": "league-division" }, [
         league.division ? t("league.division", { division: league.division, divisions: league.divisions }) : null,
-        league.ends_at ? `${t("league.ends", { at: dateText(league.ends_at) })} (${countdown(league.ends_at)})` : null]
-        .filter(Boolean).join(" · ")),
+        league.ends_at ? t("league.ends", { at: dateText(league.ends_at) }) : null]
+        .filter(Boolean).join(" · "), left),
       h("p.muted", {}, t("league.explain")),
       size ? h("div.table-scroll", {}, h("table.leaderboard-table.league-table", { "data-testid": "league-group" },
         h("thead", {}, h("tr", {}, ["#", t("leaderboard.player"), t("tournament.points"), t("leaderboard.matches")]
@@ -213,7 +237,7 @@ export function renderLeague(root, ctx, rawVariant) {
         : h("p.history-empty", {}, t("league.no_group")),
       size ? h("p.muted", {}, t("league.zones", { up: league.zones.promotion, down: league.zones.demotion })) : null);
   }, (error) => { if (!gone) fill(page, errorBox(t, error)); });
-  return () => { gone = true; };
+  return () => { gone = true; clearInterval(ticking); };
 }
 
 /** The time left until `iso`, in the page's language: days, then hours, then minutes. */
