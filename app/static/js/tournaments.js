@@ -128,7 +128,8 @@ export function renderTournament(root, ctx, id) {
 function detail(ctx, tour, reload) {
   const { t } = ctx;
   const me = ctx.guest();
-  const names = new Map(tour.entries.map((e) => [e.entry, e.members.map((m) => m.name).join(" & ")]));
+  const member = (m) => (m.player_id || !m.level ? m.name : t("history.bot", { level: t(`level.${m.level}`) }));
+  const names = new Map(tour.entries.map((e) => [e.entry, e.members.map(member).join(" & ")]));
   const mine = me && tour.entries.find((e) => e.members.some((m) => m.player_id === me.id));
   const act = (method, path, body) => async () => {
     try {
@@ -189,7 +190,7 @@ function detail(ctx, tour, reload) {
       x.id ? h("a", { href: x.status === "over" ? `#/match/${x.id}` : `#/t/${x.id}` }, t("tournament.open")) : null))),
     h("h2", {}, t("tournament.entries")),
     h("ul.tournament-entries", {}, tour.entries.map((e) => h("li", {}, `${e.entry}. `,
-      e.members.map((m, i) => [i ? " & " : "", m.player_id ? profileLink(m.player_id, m.name) : m.name]),
+      e.members.map((m, i) => [i ? " & " : "", m.player_id ? profileLink(m.player_id, m.name) : member(m)]),
       e.withdrawn ? ` (${t("tournament.withdrawn")})` : ""))));
 }
 
