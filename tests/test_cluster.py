@@ -33,13 +33,15 @@ from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidH
 
 from app.db.match_log import MatchLog
 from engine import action_name, replay
-from tests.cluster_nodes import NODE_EXIT, ROOT, Cluster, Node, OwnRedis, cluster_of
+from tests.cluster_nodes import NODE_EXIT, NODE_START, ROOT, Cluster, Node, OwnRedis, cluster_of
 from tests.test_recovery import stored_log
 from tests.waiting import eventually, within
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes]
+GUARD = 80  # seconds for a test's coroutine, once its nodes are ready
+# pytest-timeout, the last resort: the nodes' start, then the test's coroutine.
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.processes,
+              pytest.mark.timeout(NODE_START + GUARD + 40)]
 
-GUARD = 80  # seconds for a test's coroutine; pytest-timeout (120 s) is the last resort
 PLAY = 60  # seconds a match may take to its end from a given point
 BACKOFF = (0.5, 1, 2, 4, 8, 10)  # the browser's reconnect delays (app/static/js/socket.js)
 # The browser pings every 3 s and gives a socket up when a ping goes 3 s unanswered, or
