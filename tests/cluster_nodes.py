@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import httpx2
 import redis
 
-from app.db.migrate import scratch_database, upgrade
+from tests.migrated import migrated_database
 from tests.services import OwnRedis as OwnRedis  # tests/test_cluster.py's, from here
 from tests.services import free_port, postgres_url, redis_url
 from tests.waiting import eventually_sync
@@ -200,8 +200,7 @@ def cluster_of(folder: Path, ids: str = "AB", *, redis_url: str | None = None,
     ``start`` is False).  Everything is killed, deleted and dropped on exit."""
     prefix = f"test-{uuid.uuid4().hex}:"
     url = redis_url or REDIS_SERVER
-    with scratch_database(postgres, "belote_cluster") as database_url:
-        upgrade(database_url)
+    with migrated_database(postgres, "belote_cluster") as database_url:
         cluster = Cluster(folder, database_url, url, prefix, list(ids), env or {})
         try:
             if start:

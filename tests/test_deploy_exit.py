@@ -22,8 +22,9 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.bots import EXIT_TIMEOUT, BotRunner
-from app.db.migrate import scratch_database, upgrade
+from app.db.migrate import upgrade
 from tests.conftest import app_settings
+from tests.migrated import migrated_database
 from tests.test_db_support import PG_SERVER, run
 from tests.test_deploy_server import Deployed, new_match
 from tests.test_recovery import LAST_RESORT, SERVER_STOP, guarded, play
@@ -216,6 +217,5 @@ def shutdown_seconds(log: Path) -> float:
 @pytest.mark.timeout(guarded(1) + LAST_RESORT)
 def test_sigterm_exits_with_the_database_stalled(tmp_path: Path) -> None:
     # A database of its own: the server restores whatever unfinished matches it finds.
-    with scratch_database(PG_SERVER, "belote_exit") as url:
-        upgrade(url)
+    with migrated_database(PG_SERVER, "belote_exit") as url:
         run(asyncio.wait_for(stalled(url, tmp_path / "server.log"), guarded(1)))
