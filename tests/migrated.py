@@ -3,10 +3,12 @@
 Migrating a new database runs every revision's DDL, each committed: seconds on a loaded
 server, for every cluster test and server test.  ``CREATE DATABASE ... TEMPLATE`` copies
 a migrated one in a fraction of that.  The template is made once per server and schema:
-its name carries a digest of the migrations, so a changed revision makes a new one (the
-older ones of this project are dropped then).  It is built under another name and
-renamed when migrated, so that a run killed midway leaves no half-made template; an
-advisory lock lets one of xdist's workers build it while the others wait.
+its name carries a digest of the migrations, so a changed revision makes a new one.  The
+older ones stay (branches of other schemas may be testing on the same server at once):
+dropping any ``belote_template_*`` database is safe, the next run makes it again.  It is
+built under another name and renamed when migrated, so that a run killed midway leaves
+no half-made template; an advisory lock lets one of xdist's workers build it while the
+others wait.
 tests/test_db_migrations.py migrates empty databases itself: it tests the migrations."""
 
 from __future__ import annotations
@@ -47,11 +49,8 @@ async def _ensure_template(server_url: str, name: str) -> None:
         await admin.execute("SELECT pg_advisory_lock($1)", LOCK)
         if await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
             return
-        old = await admin.fetch("SELECT datname FROM pg_database WHERE datname LIKE $1",
-                                PREFIX + "%")
-        for row in old:  # an older schema's, or one left half-built
-            await admin.execute(f'DROP DATABASE IF EXISTS "{row["datname"]}" WITH (FORCE)')
-        building = f"{name}_building"
+        building = f"{name}_building"  # left by a run killed while it built it
+        await admin.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
         await admin.execute(f'CREATE DATABASE "{building}"')
         await asyncio.to_thread(upgrade, make_url(server_url).set(database=building)
                                 .render_as_string(hide_password=False))
