@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import httpx2
 import redis
 
-from app.db.migrate import scratch_database, upgrade
+from tests.migrated import migrated_database
 from tests.services import OwnRedis as OwnRedis  # tests/test_cluster.py's, from here
 from tests.services import free_port, postgres_url, redis_url
 from tests.waiting import eventually_sync
@@ -34,7 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PG_SERVER = postgres_url()  # tests/services.py: the run's servers, set before any import
 REDIS_SERVER = redis_url()
 SECRET = "cluster-test-secret-key-0123456789abcdefghijklmnop"  # shared by every node
-NODE_START = 60  # seconds a node may take to answer /readyz
+# Seconds a node may take to answer /readyz: about 3 s of CPU, but three nodes starting
+# at once on a loaded machine took over 60.
+NODE_START = 120
 NODE_EXIT = 40  # seconds a node may take to exit on SIGTERM
 LOG_TAIL = 80  # lines of each node's log shown with a failure
 T = TypeVar("T")
@@ -198,8 +200,7 @@ def cluster_of(folder: Path, ids: str = "AB", *, redis_url: str | None = None,
     ``start`` is False).  Everything is killed, deleted and dropped on exit."""
     prefix = f"test-{uuid.uuid4().hex}:"
     url = redis_url or REDIS_SERVER
-    with scratch_database(postgres, "belote_cluster") as database_url:
-        upgrade(database_url)
+    with migrated_database(postgres, "belote_cluster") as database_url:
         cluster = Cluster(folder, database_url, url, prefix, list(ids), env or {})
         try:
             if start:

@@ -5,11 +5,13 @@ tiers (markers, their guard, the run's PostgreSQL and Redis) are tests/tiers.py'
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 import pytest
@@ -22,6 +24,9 @@ from app.config import Settings
 from app.main import create_app, server_config
 from app.storage import MemoryStorage
 from tests.waiting import eventually_sync
+
+if TYPE_CHECKING:
+    from tests.cluster_nodes import Cluster
 
 pytest_plugins = ["tests.tiers", "tests.scheduling"]
 
@@ -165,3 +170,17 @@ def rest(client: TestClient) -> Rest:
 def live_rest(live: LiveServer) -> Iterator[Rest]:
     with httpx2.Client(base_url=live.http) as http:
         yield Rest(http)
+
+
+@pytest.fixture
+def make_cluster(tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
+    """``make_cluster("AB", env={...})``: a cluster's nodes (tests/cluster_nodes.py), started
+    and ready, all gone at the end; for tests/test_cluster*.py."""
+    from tests.cluster_nodes import cluster_of  # its imports only where a cluster runs
+
+    with contextlib.ExitStack() as stack:
+
+        def make(ids: str = "AB", **kwargs: Any) -> Cluster:
+            return stack.enter_context(cluster_of(tmp_path, ids, **kwargs))
+
+        yield make

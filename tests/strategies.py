@@ -7,6 +7,7 @@ that a flag the engine forgets or misnames shows up in ``test_flags_match_rules`
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -21,6 +22,17 @@ from engine.match import Match
 from engine.options import Options
 
 VARIANTS = ("bulgarian", "classic")
+
+# How many examples the property tests draw: a share of each one's thorough count in
+# `make test`, the whole count with BELOTE_THOROUGH=1 (docs/testing.md).  Every example
+# is a fresh random match, so the shorter run checks the same things on fewer matches.
+THOROUGH = os.environ.get("BELOTE_THOROUGH") == "1"
+SHARE = 4
+
+
+def examples(thorough: int) -> int:
+    """``thorough`` examples with BELOTE_THOROUGH=1, else a quarter of them (10 at least)."""
+    return thorough if THOROUGH else max(10, thorough // SHARE)
 
 # RULES.md §9: flag -> allowed values, the variant's default first.
 COMMON_FLAGS: dict[str, tuple[Any, ...]] = {

@@ -28,6 +28,7 @@ from app.db.session import Database
 from app.matchlog import LoggedAction, MatchEnd, Seat
 from app.vocabulary import EndReason, SeatKind
 from engine import Action, Match, Options, parse_action, write_record
+from tests.migrated import migrated_database
 from tests.services import postgres_url
 
 PG_SERVER = postgres_url()
@@ -61,8 +62,7 @@ def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="session")
 def migrated_postgresql() -> Iterator[str]:
     """One PostgreSQL database for the session, migrated to head."""
-    with scratch_database(PG_SERVER, "belote_test") as url:
-        upgrade(url)
+    with migrated_database(PG_SERVER, "belote_test") as url:
         yield url
 
 

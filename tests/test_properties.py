@@ -59,6 +59,7 @@ from tests.strategies import (
     FLAGS,
     VARIANTS,
     any_options,
+    examples,
     options_for,
     play_random_match,
     random_match_steps,
@@ -278,7 +279,7 @@ def ref_match_end(match: Match) -> tuple[int | None, int, int]:
     return None, len(match.results), target
 
 
-@settings(max_examples=300, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(300), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_deals_points_and_scores(options: Options, seed: int) -> None:
     """Card points add up to the contract's total and every deal scores as RULES §7/§8 say."""
@@ -300,7 +301,7 @@ def test_deals_points_and_scores(options: Options, seed: int) -> None:
         assert match.progress.target == target
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(
     options=any_options(),
     split=st.integers(0, 1000),
@@ -346,7 +347,7 @@ def test_score_deal_matches_reference(
     assert got.card_points == (cp[0], cp[1])
 
 
-@settings(max_examples=200, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(200), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_legal_actions_match_reference(options: Options, seed: int) -> None:
     """At every step of a random match, legal_actions() is exactly the reference set."""
@@ -377,7 +378,7 @@ def card_positions(draw: st.DrawFn) -> tuple[Options, list[int], list[int], int]
 
 
 @pytest.mark.slow
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(position=card_positions())
 def test_legal_cards_match_reference(position: tuple[Options, list[int], list[int], int]) -> None:
     """engine.deal.legal_cards against §5.2/§5.3 on random hands and tricks."""
@@ -400,7 +401,7 @@ def action_space() -> list[int]:
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(15), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_actions_applied_or_refused(options: Options, seed: int) -> None:
     """Legal actions apply; every other action is refused and changes nothing."""
@@ -440,7 +441,7 @@ def test_actions_applied_or_refused(options: Options, seed: int) -> None:
         assert snapshot(match) == before
 
 
-@settings(max_examples=50, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(50), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_push_pop_restores(options: Options, seed: int) -> None:
     """push/pop of every legal card leaves the deal as it was; so do push runs then pops."""
@@ -477,7 +478,7 @@ def test_push_pop_restores(options: Options, seed: int) -> None:
             assert [match.observation(s).to_dict() for s in range(4)] == views
 
 
-@settings(max_examples=50, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(50), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds, stop=st.one_of(st.none(), st.integers(0, 400)))
 def test_record_round_trip(options: Options, seed: int, stop: int | None) -> None:
     """write_record of a live match replays to the same deals, results, totals and winner.
@@ -612,7 +613,7 @@ VIEWERS = (0, 1, 2, 3, None)  # every seat, and anyone without one
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(15), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_observation_hides_other_hands(options: Options, seed: int) -> None:
     """No seat's view ever holds another seat's unplayed cards, the public one none."""
@@ -662,7 +663,7 @@ def test_observation_hides_a_thrown_in_deck(options: Options, seed: int) -> None
         assert [r.outcome for r in match.results[:2]] == ["redeal", "redeal"]
 
 
-@settings(max_examples=15, deadline=None, phases=MATCH_PHASES)
+@settings(max_examples=examples(15), deadline=None, phases=MATCH_PHASES)
 @given(options=any_options(), seed=seeds)
 def test_same_seed_same_match(options: Options, seed: int) -> None:
     with context(options, seed):

@@ -31,7 +31,7 @@ from engine.match import Match
 from engine.options import Options
 from engine.record import RecordError, replay, replay_report, write_record
 from tests.reference import reference_report
-from tests.strategies import any_options, example_record, play_random_match, seeds
+from tests.strategies import any_options, example_record, examples, play_random_match, seeds
 
 Doc = dict[str, Any]
 CARDS = [r + s for s in "CDHS" for r in "789TJQKA"]
@@ -154,7 +154,7 @@ def corrupted(doc: Doc, rng: random.Random) -> Doc:
 # --------------------------------------------------------------------- the tests
 
 
-@settings(max_examples=40, deadline=None, phases=NO_SHRINK)
+@settings(max_examples=examples(40), deadline=None, phases=NO_SHRINK)
 @given(options=any_options(), seed=seeds, stop=st.one_of(st.none(), st.integers(0, 300)))
 def test_random_matches_replay_the_same_both_ways(
     options: Options, seed: int, stop: int | None
@@ -209,7 +209,7 @@ def apply_in_turn(match: Match, actions: list[tuple[int, int]]) -> int:
     return len(actions)
 
 
-@settings(max_examples=30, deadline=None, phases=NO_SHRINK)
+@settings(max_examples=examples(30), deadline=None, phases=NO_SHRINK)
 @given(options=any_options(), seed=seeds, stop=st.one_of(st.none(), st.integers(0, 300)))
 def test_apply_actions_is_apply_action_in_turn(
     options: Options, seed: int, stop: int | None

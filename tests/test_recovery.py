@@ -39,6 +39,14 @@ SEAT = 0  # the human's; bots hold the other three
 KILL_AT = 30  # the human's first turn at or after this version: mid-deal, mid-match
 SERVER_STOP = 60  # seconds a server may take to exit on SIGTERM (SHUTDOWN_TIMEOUT is 10)
 PATIENCE = 30  # seconds a client waits for its next frame
+LAST_RESORT = 30  # seconds pytest-timeout leaves beyond a test's own bound (guarded())
+
+
+def guarded(starts: int) -> float:
+    """The bound of a test that starts a server ``starts`` times: GUARD for its own steps
+    and SERVER_START for each start, which alone takes tens of seconds on a loaded
+    machine (a bound on the whole that left the starts out failed the test there)."""
+    return GUARD + starts * SERVER_START
 
 
 def free_port() -> int:
@@ -243,10 +251,11 @@ async def check_record_replays(record: dict[str, Any], detail: dict[str, Any],
     assert detail["totals"] == final["view"]["totals"]
 
 
+@pytest.mark.timeout(guarded(2) + LAST_RESORT)
 def test_a_killed_server_resumes_its_tables_action_for_action(
     db_url: str, tmp_path: Path
 ) -> None:
-    run(asyncio.wait_for(crash_and_resume(db_url, tmp_path), GUARD))
+    run(asyncio.wait_for(crash_and_resume(db_url, tmp_path), guarded(2)))
 
 
 def test_the_server_refuses_an_unmigrated_database(tmp_path: Path) -> None:

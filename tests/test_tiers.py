@@ -19,6 +19,9 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = "not (postgres or redis or processes or e2e or slow)"
+# Seconds for a run that starts its own PostgreSQL (initdb) and Redis and two workers:
+# under a minute on an idle machine, past pytest-timeout's 120 s on a loaded one.
+THROWAWAY_RUN = 300
 
 
 @pytest.fixture
@@ -132,6 +135,7 @@ def test_the_fast_tier_needs_no_service() -> None:
 
 @pytest.mark.postgres
 @pytest.mark.redis
+@pytest.mark.timeout(THROWAWAY_RUN)
 def test_a_run_starts_throwaway_services_its_workers_share(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """PostgreSQL and Redis at closed ports: the run starts its own before the workers

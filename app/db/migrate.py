@@ -73,11 +73,14 @@ async def _admin(server_url: str, sql: str) -> None:
 
 
 @contextlib.contextmanager
-def scratch_database(server_url: str, prefix: str = "belote_scratch") -> Iterator[str]:
-    """A new, empty PostgreSQL database on the server of ``server_url``, dropped on exit;
-    yields its plain URL.  Fails (never skips) when the server cannot be reached."""
+def scratch_database(server_url: str, prefix: str = "belote_scratch",
+                     template: str | None = None) -> Iterator[str]:
+    """A new, empty PostgreSQL database on the server of ``server_url`` (a copy of the
+    database ``template``, if given), dropped on exit; yields its plain URL.  Fails
+    (never skips) when the server cannot be reached."""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(server_url, f'CREATE DATABASE "{name}"'))
+    copy = f' TEMPLATE "{template}"' if template else ""
+    asyncio.run(_admin(server_url, f'CREATE DATABASE "{name}"{copy}'))
     try:
         yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
     finally:
