@@ -130,6 +130,10 @@ function detail(ctx, tour, reload) {
   const me = ctx.guest();
   const member = (m) => (m.player_id || !m.level ? m.name : t("history.bot", { level: t(`level.${m.level}`) }));
   const names = new Map(tour.entries.map((e) => [e.entry, e.members.map(member).join(" & ")]));
+  // A table's team: its pair's entry, or (partners rotating) the two players' entries.
+  const team = (seats, side) => (tour.teams === "rotating"
+    ? `${entryName(tour, seats[side], names)} & ${entryName(tour, seats[side + 2], names)}`
+    : entryName(tour, seats[side], names));
   const mine = me && tour.entries.find((e) => e.members.some((m) => m.player_id === me.id));
   const act = (method, path, body) => async () => {
     try {
@@ -185,7 +189,7 @@ function detail(ctx, tour, reload) {
     tour.tables.length ? h("h2", {}, t("tournament.tables")) : null,
     h("ul.tournament-tables", {}, tour.tables.map((x) => h("li", { "data-testid": "round-table" },
       `${x.round}.${x.index + 1} · `,
-      entryName(tour, x.seats[0], names), " — ", entryName(tour, x.seats[1], names),
+      team(x.seats, 0), " — ", team(x.seats, 1),
       x.status === "over" ? ` · ${x.totals[0]}:${x.totals[1]}` : ` · ${t(`tournament.table.${x.status}`)}`,
       x.id ? h("a", { href: x.status === "over" ? `#/match/${x.id}` : `#/t/${x.id}` }, t("tournament.open")) : null))),
     h("h2", {}, t("tournament.entries")),
