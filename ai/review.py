@@ -11,14 +11,17 @@ Every decision of every seat is judged twice (docs/analysis.md):
    sampled deal with the hard bot's own calls (in an auction of point bids, Coinche's,
    normal's: :func:`finishing_call`) and solving the contract that results; a coinche
    or surcoinche like any other call.
-   Each legal choice gets the mean over the samples; its loss is the best choice's value
-   minus the one played (a bid's: measured on other deals than those that chose the
-   best, see :meth:`_Judge.bid_loss`).
+   Each legal choice gets the mean over the samples, the same samples for every choice
+   (paired); its loss is the best choice's value minus the one played (a bid's: measured
+   on other deals than those that chose the best, see :meth:`_Judge.bid_loss`), with its
+   margin (:class:`Estimate`): the grade is the class of ``loss - margin``, and a
+   decision whose grade is still open gets more samples.
 2. *In hindsight* (cards only): the same solver and scoring on the true hands.
 
 Values are the deal's score lead of the acting seat's team (its score minus the other
-team's), in card points (bulgarian scores in tens: times ten), as the hard bot and the
-arena count.  Forced moves (one legal choice) are not decisions and are not listed.
+team's), counted in card points as the hard bot and the arena count, and written in the
+score sheet's match points (card points over ``card_scale``).  Forced moves (one legal
+choice) are not decisions and are not listed.
 
 Pure: no I/O, deterministic for a seed (each decision draws from its own generator).
 """
@@ -175,7 +178,7 @@ class Estimate:
         margin is the runner-up's (how sure the review is that nothing did better)."""
         n = len(series[played])
         means = {a: math.fsum(v) / n for a, v in series.items()}
-        best = max(means, key=lambda a: (means[a], a == played, a))
+        best = min(means, key=lambda a: (-means[a], a != played, a))  # the listed order's
         other = best if best != played else max(
             (a for a in means if a != played), key=lambda a: means[a], default=None)
         if other is None:
