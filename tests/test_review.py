@@ -284,7 +284,8 @@ def test_a_calls_loss_is_measured_on_other_decks_than_chose_the_best() -> None:
             gains = [judge._rollout(m, deck, calls[best]) - judge._rollout(m, deck, calls[d.played])
                      for deck in others[:d.worlds]]
             assert d.loss == pytest.approx(max(0.0, sum(gains) / len(gains)) / 10)
-            assert d.margin == pytest.approx(Estimate.of_gains(gains, best, d.played).margin / 10)
+            margin = Estimate.of_gains(gains, best, d.played).margin
+            assert margin is not None and d.margin == pytest.approx(margin / 10)
         else:
             assert d.loss == 0 and d.margin is None
     assert held_out
