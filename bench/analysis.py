@@ -119,7 +119,7 @@ def _judge_level(task: tuple[str, int, str, int, int, int, bool]) -> dict[str, A
 
 
 def stability(variant: str, level: str, matches: int, seed: int, samples: int,
-              out: Path) -> None:
+              out: Path, jobs: int = 1) -> None:
     """Play the matches not yet in ``out`` (their records kept there), review each whole
     with seeds ``seed`` and ``seed + 1``, and print the grades the second keeps."""
     have = {r["match"] for r in _rows(out) if r["variant"] == variant and r["level"] == level}
@@ -134,19 +134,17 @@ def stability(variant: str, level: str, matches: int, seed: int, samples: int,
             and seed <= r["match"] < seed + matches]
     print(f"load average before: {_load()}", flush=True)
     scale = Options.make(variant).card_scale  # losses are in match points, grades in card's
+    tasks = [(row["record"], s, samples) for row in rows for s in (seed, seed + 1)]
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        done = pool.map(_review_cpu, tasks)
     pairs: list[tuple[Any, Any]] = []
-    for row in rows:
-        record = row["record"]
-        reviews, cpus = [], []
-        for s in (seed, seed + 1):
-            start = time.process_time()
-            reviews.append(review(record, seed=s, samples=samples))
-            cpus.append(time.process_time() - start)
-        mine = list(zip(reviews[0].decisions, reviews[1].decisions, strict=True))
+    for row, (first, cpu1), (second, cpu2) in zip(rows, done[::2], done[1::2], strict=True):
+        mine = list(zip(first.decisions, second.decisions, strict=True))
         pairs += mine
-        print(f"match {row['match']}: {len(record['deals'])} deals, {len(mine)} decisions, "
-              f"CPU {cpus[0]:.1f} s and {cpus[1]:.1f} s, grades kept "
-              f"{_kept(mine, scale)[0]}/{len(mine)}; load {_load()}", flush=True)
+        print(f"match {row['match']}: {len(row['record']['deals'])} deals, {len(mine)} "
+              f"decisions, CPU {cpu1:.1f} s and {cpu2:.1f} s, grades kept "
+              f"{_kept(mine, scale)[0]}/{len(mine)}", flush=True)
+    print(f"load average after: {_load()}", flush=True)
     for kind in ("all", *KINDS):
         some = [(a, b) for a, b in pairs if kind in ("all", a.kind)]
         if some:
@@ -158,6 +156,14 @@ def stability(variant: str, level: str, matches: int, seed: int, samples: int,
     both = sum(1 for a, b in serious if {a.grade, b.grade} <= {"mistake", "blunder"})
     print(f"mistakes or blunders by either seed: {len(serious)}, by both: {both}; "
           f"grades: {dict(Counter(a.grade for a, _ in pairs))}")
+
+
+def _review_cpu(task: tuple[dict[str, Any], int, int]) -> tuple[Any, float]:
+    """A whole review and the CPU seconds it took (its process's own)."""
+    record, seed, samples = task
+    start = time.process_time()
+    result = review(record, seed=seed, samples=samples)
+    return result, time.process_time() - start
 
 
 def _kept(pairs: list[tuple[Any, Any]], scale: int) -> tuple[int, int]:
@@ -317,6 +323,7 @@ def main(argv: list[str] | None = None) -> None:
     st.add_argument("--matches", type=int, default=3)
     st.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     st.add_argument("--seed", type=int, default=1)
+    st.add_argument("--jobs", type=int, default=1)
     st.add_argument("--out", type=Path, required=True, help="the JSON lines file of records")
     sm = sub.add_parser("summary")
     sm.add_argument("out", type=Path)
@@ -327,7 +334,8 @@ def main(argv: list[str] | None = None) -> None:
         levels(args.variants, args.levels, args.matches, args.deals, args.samples, args.seed,
                args.jobs, args.out, args.bids)
     elif args.command == "stability":
-        stability(args.variant, args.level, args.matches, args.seed, args.samples, args.out)
+        stability(args.variant, args.level, args.matches, args.seed, args.samples, args.out,
+                  args.jobs)
     else:
         summary(args.out)
 
