@@ -65,7 +65,7 @@ Kind = Literal["bid", "announce", "belot", "card"]
 KINDS: tuple[Kind, ...] = ("bid", "announce", "belot", "card")
 
 DEFAULT_SAMPLES = 4
-MORE_SAMPLES = 4  # a play decision whose grade is still open: up to 4x the samples
+MORE_SAMPLES = 3  # a play decision whose grade is still open: up to 3x the samples
 HELD_OUT = 3  # a call's loss is measured on 3x as many decks as chose the best call...
 MORE_HELD_OUT = 6  # ...and up to 6x as many while its grade is still open
 # A grade is the class of the loss's lower bound, loss - CONFIDENCE standard errors of
