@@ -342,9 +342,10 @@ class _Judge:
         hindsight.
 
         ``samples`` worlds at least, the same worlds for every choice (paired); then more,
-        up to ``MORE_SAMPLES`` times as many, while the grade is still open (its bounds,
-        :meth:`Estimate.settled`, fall in different classes): a clear decision is judged
-        at once, a close one on more deals.  The worlds are drawn as the hard bot draws
+        up to ``MORE_SAMPLES`` times as many, while the choice made is not the best and
+        the grade is still open (its bounds, :meth:`Estimate.settled`, fall in different
+        classes): a clear decision, or one whose choice was the best (good, whatever more
+        deals would say of it), is judged at once, a close one on more deals.  The worlds are drawn as the hard bot draws
         them: likelier the better they explain the others' plays (ai/likelihood.py)."""
         obs = m.obs
         assert obs.contract is not None
@@ -365,7 +366,8 @@ class _Judge:
             solved.append(solver.move_values(hands, obs.trick, obs.leader, taken))
             if len(worlds) >= self.samples:
                 estimate = Estimate.paired(_series(m, worlds, solved, scorers), played)
-                if estimate.settled(m.kind) or len(worlds) >= most:
+                if (estimate.best == played or estimate.settled(m.kind)
+                        or len(worlds) >= most):
                     break
         truth = list(m.hands)
         hindsight = _series(m, [truth], [solver.move_values(truth, obs.trick, obs.leader,
