@@ -345,8 +345,9 @@ class _Judge:
         up to ``MORE_SAMPLES`` times as many, while the choice made is not the best and
         the grade is still open (its bounds, :meth:`Estimate.settled`, fall in different
         classes): a clear decision, or one whose choice was the best (good, whatever more
-        deals would say of it), is judged at once, a close one on more deals.  The worlds are drawn as the hard bot draws
-        them: likelier the better they explain the others' plays (ai/likelihood.py)."""
+        deals would say of it), is judged at once, a close one on more deals.  The worlds
+        are drawn as the hard bot draws them: likelier the better they explain the
+        others' plays (ai/likelihood.py)."""
         obs = m.obs
         assert obs.contract is not None
         solver = self.solver(m.deal, obs.contract)
