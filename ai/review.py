@@ -66,8 +66,7 @@ KINDS: tuple[Kind, ...] = ("bid", "announce", "belot", "card")
 
 DEFAULT_SAMPLES = 4
 MORE_SAMPLES = 3  # a play decision whose grade is still open: up to 3x the samples
-HELD_OUT = 3  # a call's loss is measured on 3x as many decks as chose the best call...
-MORE_HELD_OUT = 6  # ...and up to 6x as many while its grade is still open
+HELD_OUT = 3  # a call's loss is measured on 3x as many decks as chose the best call
 # A grade is the class of the loss's lower bound, loss - CONFIDENCE standard errors of
 # the paired differences (docs/analysis.md, "Uncertainty"): a loss within its own noise
 # of a threshold does not reach it.
@@ -397,24 +396,18 @@ class _Judge:
 
     def bid_loss(self, m: _Moment, best: str, played: str) -> Estimate:
         """The advantage of the call best on the choosing decks over the call made,
-        measured on the seat's other decks (the same decks for both calls: paired),
-        ``HELD_OUT`` times as many as chose it and up to ``MORE_HELD_OUT`` times while the
-        grade is still open.  Held out: the best of up to nine means over a few whole
-        deals is mostly the luck that made it best, which other deals do not repeat
-        (measured: on fresh deals it did worse than the call made; docs/analysis.md).  No
-        loss, and none measured, if the call made was the best."""
+        measured on the seat's other decks (the same decks for both calls: paired).  Held
+        out: the best of up to nine means over a few whole deals is mostly the luck that
+        made it best, which other deals do not repeat (measured: on fresh deals it did
+        worse than the call made; docs/analysis.md).  No loss, and none measured, if the
+        call made was the best.  (Not more decks while its grade is open, as for a card:
+        they cost a 13-deal match 11 s of CPU, docs/analysis.md.)"""
         choosing = bid_samples(self.samples)
         if best == played:
             return Estimate({}, played, 0.0, None, choosing)
         calls = {action_name(a): a for a in m.obs.legal_actions}
-        decks = self._decks(m)[choosing:]
-        gains: list[float] = []
-        for deck in decks:
-            gains.append(self._rollout(m, deck, calls[best])
-                         - self._rollout(m, deck, calls[played]))
-            if (len(gains) >= HELD_OUT * choosing
-                    and Estimate.of_gains(gains, best, played).settled("bid")):
-                break
+        gains = [self._rollout(m, deck, calls[best]) - self._rollout(m, deck, calls[played])
+                 for deck in self._decks(m)[choosing:]]
         return Estimate.of_gains(gains, best, played)
 
     def _decks(self, m: _Moment) -> list[list[Card]]:
@@ -427,7 +420,7 @@ class _Judge:
         if decks is None:
             rng = random.Random(f"{self.seed}:{m.deal}:{m.obs.seat}:auction")
             weights = infer(m.obs).weights
-            n = bid_samples(self.samples) * (1 + MORE_HELD_OUT)
+            n = bid_samples(self.samples) * (1 + HELD_OUT)
             decks = self.decks[key] = [_auction_deck(m.obs, weights, rng) for _ in range(n)]
         return decks
 

@@ -16,7 +16,6 @@ from ai.normal import NormalBot
 from ai.review import (
     CONFIDENCE,
     HELD_OUT,
-    MORE_HELD_OUT,
     MORE_SAMPLES,
     NO_ANNOUNCEMENT,
     THRESHOLDS,
@@ -272,7 +271,7 @@ def test_a_calls_loss_is_measured_on_other_decks_than_chose_the_best() -> None:
     for m, d in zip(moments, result.decisions, strict=True):
         decks = judge._decks(m)
         choosing, others = decks[:bid_samples(2)], decks[bid_samples(2):]
-        assert len(others) == MORE_HELD_OUT * len(choosing)
+        assert len(others) == HELD_OUT * len(choosing)
         calls = {action_name(a): a for a in m.obs.legal_actions}
         for c in d.choices:  # in match points: bulgarian scores in tens
             assert c.value == pytest.approx(sum(judge._rollout(m, deck, calls[c.action])
@@ -280,9 +279,9 @@ def test_a_calls_loss_is_measured_on_other_decks_than_chose_the_best() -> None:
         best = d.choices[0].action
         if best != d.played:
             held_out += 1
-            assert HELD_OUT * len(choosing) <= d.worlds <= len(others)
+            assert d.worlds == len(others)
             gains = [judge._rollout(m, deck, calls[best]) - judge._rollout(m, deck, calls[d.played])
-                     for deck in others[:d.worlds]]
+                     for deck in others]
             assert d.loss == pytest.approx(max(0.0, sum(gains) / len(gains)) / 10)
             margin = Estimate.of_gains(gains, best, d.played).margin
             assert margin is not None and d.margin == pytest.approx(margin / 10)
