@@ -11,21 +11,26 @@ Every decision of every seat is judged twice (docs/analysis.md):
    sampled deal with the hard bot's own calls (in an auction of point bids, Coinche's,
    normal's: :func:`finishing_call`) and solving the contract that results; a coinche
    or surcoinche like any other call.
-   Each legal choice gets the mean over the samples; its loss is the best choice's value
-   minus the one played (a bid's: measured on other deals than those that chose the
-   best, see :meth:`_Judge.bid_loss`).
+   Each legal choice gets the mean over the samples, the same samples for every choice
+   (paired); its loss is the best choice's value minus the one played (a bid's: measured
+   on other deals than those that chose the best, see :meth:`_Judge.bid_loss`), with its
+   margin (:class:`Estimate`): the grade is the class of ``loss - margin``, and a
+   decision whose grade is still open gets more samples.
 2. *In hindsight* (cards only): the same solver and scoring on the true hands.
 
 Values are the deal's score lead of the acting seat's team (its score minus the other
-team's), in card points (bulgarian scores in tens: times ten), as the hard bot and the
-arena count.  Forced moves (one legal choice) are not decisions and are not listed.
+team's), counted in card points as the hard bot and the arena count, and written in the
+score sheet's match points (card points over ``card_scale``).  Forced moves (one legal
+choice) are not decisions and are not listed.
 
 Pure: no I/O, deterministic for a seed (each decision draws from its own generator).
 """
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -60,13 +65,18 @@ Kind = Literal["bid", "announce", "belot", "card"]
 KINDS: tuple[Kind, ...] = ("bid", "announce", "belot", "card")
 
 DEFAULT_SAMPLES = 4
-MORE_SAMPLES = 3  # a card, belot or announcement that may have lost: up to 3x the samples
+MORE_SAMPLES = 3  # a play decision whose grade is still open: up to 3x the samples
 HELD_OUT = 3  # a call's loss is measured on 3x as many decks as chose the best call
-# Loss thresholds (inaccuracy, mistake, blunder; card points of the deal's score lead),
-# from the distributions measured on bot matches (docs/analysis.md): at or above each,
-# the decision gets the grade.  A call is judged over whole deals still to be dealt and
-# played, so its values spread far wider than a card's: its thresholds are wider too, above
-# the standard error of its held-out loss (60 to 90).
+# A grade is the class of the loss's lower bound, loss - CONFIDENCE standard errors of
+# the paired differences (docs/analysis.md, "Uncertainty"): a loss within its own noise
+# of a threshold does not reach it.
+CONFIDENCE = 2.0
+UNIT = "match_points"
+# Loss thresholds (inaccuracy, mistake, blunder; card points of the deal's score lead,
+# the result states them in the variant's match points), from the distributions measured
+# on bot matches (docs/analysis.md): at or above each, the decision gets the grade.  A
+# call is judged over whole deals still to be dealt and played, so its values spread far
+# wider than a card's: its thresholds are wider too.
 THRESHOLDS: dict[str, tuple[float, float, float]] = {
     "card": (10.0, 30.0, 80.0),
     "belot": (10.0, 30.0, 80.0),
@@ -87,6 +97,8 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """One judged decision; values in match points (docs/analysis.md, "The result")."""
+
     deal: int
     step: int
     seat: int
@@ -94,6 +106,8 @@ class Decision:
     played: str
     best: str
     loss: float
+    margin: float | None  # CONFIDENCE standard errors of the loss; None: not measured
+    worlds: int  # the sampled deals the loss was measured on
     grade: Grade
     hindsight_best: str | None
     hindsight_loss: float | None
@@ -113,6 +127,7 @@ class SeatSummary:
 class MatchReview:
     seed: int
     samples: int
+    thresholds: dict[str, tuple[float, float, float]]  # in match points
     decisions: tuple[Decision, ...]
     seats: tuple[SeatSummary, ...]
 
@@ -130,7 +145,8 @@ class _Moment:
 
 
 def grade_of(kind: str, loss: float) -> Grade:
-    """The class of a loss (thresholds justified in docs/analysis.md)."""
+    """The class of a loss in card points, or of its lower bound (thresholds justified in
+    docs/analysis.md)."""
     inaccuracy, mistake, blunder = THRESHOLDS[kind]
     if loss >= blunder:
         return "blunder"
@@ -139,6 +155,64 @@ def grade_of(kind: str, loss: float) -> Grade:
     if loss >= inaccuracy:
         return "inaccuracy"
     return "good"
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A decision's loss (card points) as measured on ``worlds`` sampled deals, with its
+    uncertainty: ``margin`` is CONFIDENCE standard errors of the paired differences (each
+    deal valued for both choices), None if nothing was measured."""
+
+    means: dict[str, float]  # each choice's mean value (play decisions)
+    best: str
+    loss: float
+    margin: float | None
+    worlds: int
+    gap: float = 0.0  # the mean advantage measured: the best's, or the runner-up's (< 0)
+
+    @classmethod
+    def paired(cls, series: Mapping[str, Sequence[float]], played: str) -> Estimate:
+        """From each choice's value in the same worlds: the best mean (ties to the choice
+        made) and its advantage over the choice made; if that is the choice made, the
+        margin is the runner-up's (how sure the review is that nothing did better)."""
+        n = len(series[played])
+        means = {a: math.fsum(v) / n for a, v in series.items()}
+        best = min(means, key=lambda a: (-means[a], a != played, a))  # the listed order's
+        other = best if best != played else max(
+            (a for a in means if a != played), key=lambda a: means[a], default=None)
+        if other is None:
+            return cls(means, played, 0.0, 0.0, n)
+        diffs = [x - y for x, y in zip(series[other], series[played], strict=True)]
+        gap = means[other] - means[played]
+        return cls(means, best, max(0.0, gap), _margin(diffs), n, gap)
+
+    @classmethod
+    def of_gains(cls, gains: Sequence[float], best: str, played: str) -> Estimate:
+        """From the paired advantages of ``best`` over ``played`` on each deal (a loss
+        of 0 if they are not positive on average: then the best is the call made)."""
+        loss = math.fsum(gains) / len(gains)
+        return cls({}, best if loss > 0 else played, max(0.0, loss), _margin(gains),
+                   len(gains), loss)
+
+    def grade(self, kind: str) -> Grade:
+        """The class of the loss's lower bound: a loss within its margin of a threshold
+        does not reach it."""
+        return grade_of(kind, self.loss - (self.margin or 0.0))
+
+    def settled(self, kind: str) -> bool:
+        """Whether more deals could hardly change the grade: the loss's lower and upper
+        bounds fall in one class."""
+        margin = self.margin or 0.0
+        upper = max(0.0, self.gap + margin)
+        return grade_of(kind, self.loss - margin) == grade_of(kind, upper)
+
+
+def _margin(diffs: Sequence[float]) -> float:
+    """CONFIDENCE standard errors of the mean of ``diffs`` (infinite for one deal)."""
+    n = len(diffs)
+    if n < 2:
+        return math.inf
+    return CONFIDENCE * statistics.stdev(diffs) / math.sqrt(n)
 
 
 def review(record: Mapping[str, Any], *, seed: int = 0, samples: int = DEFAULT_SAMPLES,
@@ -150,13 +224,17 @@ def review(record: Mapping[str, Any], *, seed: int = 0, samples: int = DEFAULT_S
     if samples < 1:
         raise ValueError("samples must be at least 1")
     moments = [m for m in _moments(record) if m.obs.seat in seats and m.kind in kinds]
-    judge = _Judge(read_options(record), seed, samples)
+    options = read_options(record)
+    judge = _Judge(options, seed, samples)
     decisions = []
     for done, moment in enumerate(moments, 1):
         decisions.append(judge.decision(moment))
         if progress is not None:
             progress(done, len(moments))
-    return MatchReview(seed, samples, tuple(decisions),
+    scale = options.card_scale
+    thresholds = {kind: (a / scale, b / scale, c / scale)
+                  for kind, (a, b, c) in THRESHOLDS.items()}
+    return MatchReview(seed, samples, thresholds, tuple(decisions),
                        tuple(_summary(seat, decisions) for seat in range(4)))
 
 
@@ -230,39 +308,45 @@ class _Judge:
         if m.deal != self.deal:  # a new deal: what was solved for the last one is useless
             self.deal, self.solvers, self.solved, self.decks = m.deal, {}, {}, {}
         hindsight: dict[str, float] | None = None
+        played = _played_text(m)
         if m.kind == "bid":
             values = self.bid_values(m)
+            order = sorted(values, key=lambda a: (-values[a], a != played, a))
+            estimate = self.bid_loss(m, order[0], played)
+            if len(order) > MOST_BIDS:
+                order = order[:MOST_BIDS] + ([played] if played not in order[:MOST_BIDS]
+                                             else [])
         else:
-            values, hindsight = self.play_values(m)
-        played = _played_text(m)
-        order = sorted(values, key=lambda a: (-values[a], a != played, a))
-        best = order[0]  # the played choice when it ties for best
-        if m.kind == "bid":
-            loss = self.bid_loss(m, best, played)
-            best = best if loss > 0 else played  # not better on the held-out deals
-        else:
-            loss = max(0.0, values[best] - values[played])
-        if m.kind == "bid" and len(order) > MOST_BIDS:
-            order = order[:MOST_BIDS] + ([played] if played not in order[:MOST_BIDS] else [])
+            estimate, hindsight = self.play_values(m)
+            values = estimate.means
+            order = sorted(values, key=lambda a: (-values[a], a != played, a))
         h_best = h_loss = None
         if hindsight is not None:
             h_best = max(hindsight, key=lambda a: (hindsight[a], a == played))
             h_loss = max(0.0, hindsight[h_best] - hindsight[played])
-        choices = tuple(Choice(a, values[a], None if hindsight is None else hindsight[a])
+        scale = self.options.card_scale
+        choices = tuple(Choice(a, values[a] / scale,
+                               None if hindsight is None else hindsight[a] / scale)
                         for a in order)
-        return Decision(m.deal, m.step, m.obs.seat, m.kind, played, best, loss,
-                        grade_of(m.kind, loss), h_best, h_loss, choices)
+        return Decision(m.deal, m.step, m.obs.seat, m.kind, played, estimate.best,
+                        estimate.loss / scale,
+                        None if estimate.margin is None else estimate.margin / scale,
+                        estimate.worlds, estimate.grade(m.kind), h_best,
+                        None if h_loss is None else h_loss / scale, choices)
 
     # ------------------------------------------------------------------ play phase
 
-    def play_values(self, m: _Moment) -> tuple[dict[str, float], dict[str, float]]:
-        """Informed and hindsight values of the choices of a play-phase moment.
+    def play_values(self, m: _Moment) -> tuple[Estimate, dict[str, float]]:
+        """The informed estimate of a play-phase moment, and its choices' values in
+        hindsight.
 
-        ``samples`` worlds at least; while the choice made is not the best on the worlds
-        drawn so far, more, up to ``MORE_SAMPLES`` times as many: a choice that seems to
-        lose gets its loss measured on more deals, one that is the best on the first
-        worlds is judged good at once.  The worlds are drawn as the hard bot draws them:
-        likelier the better they explain the others' plays (ai/likelihood.py)."""
+        ``samples`` worlds at least, the same worlds for every choice (paired); then more,
+        up to ``MORE_SAMPLES`` times as many, while the choice made is not the best and
+        the grade is still open (its bounds, :meth:`Estimate.settled`, fall in different
+        classes): a clear decision, or one whose choice was the best (good, whatever more
+        deals would say of it), is judged at once, a close one on more deals.  The worlds
+        are drawn as the hard bot draws them: likelier the better they explain the
+        others' plays (ai/likelihood.py)."""
         obs = m.obs
         assert obs.contract is not None
         solver = self.solver(m.deal, obs.contract)
@@ -274,19 +358,21 @@ class _Judge:
         played = _played_text(m)
         worlds: list[list[Mask]] = []
         solved: list[dict[Card, int]] = []
+        most = max(2, self.samples * MORE_SAMPLES)
         while True:
             hands = likely_deal(knowledge, model, rng)
             hands[obs.seat] = obs.hand
             worlds.append(hands)
             solved.append(solver.move_values(hands, obs.trick, obs.leader, taken))
             if len(worlds) >= self.samples:
-                informed = self._valued(m, worlds, solved, scorers)
-                if (informed[played] == max(informed.values())
-                        or len(worlds) == self.samples * MORE_SAMPLES):
+                estimate = Estimate.paired(_series(m, worlds, solved, scorers), played)
+                if (estimate.best == played or estimate.settled(m.kind)
+                        or len(worlds) >= most):
                     break
         truth = list(m.hands)
-        hindsight = [solver.move_values(truth, obs.trick, obs.leader, taken)]
-        return informed, self._valued(m, [truth], hindsight, scorers)
+        hindsight = _series(m, [truth], [solver.move_values(truth, obs.trick, obs.leader,
+                                                            taken)], scorers)
+        return estimate, {a: v[0] for a, v in hindsight.items()}
 
     def _scorers(self, m: _Moment) -> dict[str, Scorer]:
         """For an announcement, one scorer per choice (what is declared differs)."""
@@ -298,30 +384,6 @@ class _Judge:
                 scorers[action_name(a)] = Scorer(m.obs, ((m.obs.seat, a - ANNOUNCE),))
         return scorers
 
-    @staticmethod
-    def _valued(m: _Moment, worlds: list[list[Mask]], solved: list[dict[Card, int]],
-                scorers: dict[str, Scorer]) -> dict[str, float]:
-        """The mean over ``worlds`` (each solved: team 0's points after each card) of
-        each choice's score lead."""
-        n = len(worlds)
-        if m.kind == "card":
-            scorer = scorers[""]
-            return {card_name(c): sum(scorer.score(v[c], h) for v, h in zip(solved, worlds,
-                                                                             strict=True)) / n
-                    for c in solved[0]}
-        if m.kind == "belot":
-            scorer = scorers[""]
-            card = m.action % BELOT
-            with_belot = sum(scorer.score(v[card], h) for v, h in zip(solved, worlds,
-                                                                      strict=True)) / n
-            without = sum(scorer.score(v[card], h, forgo=card >> 3)
-                          for v, h in zip(solved, worlds, strict=True)) / n
-            return {card_name(card) + "+belot": with_belot, card_name(card): without}
-        # announce: each choice's value with the best card to follow
-        return {name: max(sum(s.score(v[c], h) for v, h in zip(solved, worlds, strict=True))
-                          / n for c in solved[0])
-                for name, s in scorers.items()}
-
     # ------------------------------------------------------------------ auction
 
     def bid_values(self, m: _Moment) -> dict[str, float]:
@@ -332,19 +394,21 @@ class _Judge:
         return {action_name(a): sum(self._rollout(m, deck, a) for deck in decks) / len(decks)
                 for a in m.obs.legal_actions}
 
-    def bid_loss(self, m: _Moment, best: str, played: str) -> float:
+    def bid_loss(self, m: _Moment, best: str, played: str) -> Estimate:
         """The advantage of the call best on the choosing decks over the call made,
-        measured on the seat's other decks, 0 if none.  Held out: the best of up to nine
-        means over a few whole deals is mostly the luck that made it best, which other
-        deals do not repeat (measured: on fresh deals it did worse than the call made;
-        docs/analysis.md)."""
+        measured on the seat's other decks (the same decks for both calls: paired).  Held
+        out: the best of up to nine means over a few whole deals is mostly the luck that
+        made it best, which other deals do not repeat (measured: on fresh deals it did
+        worse than the call made; docs/analysis.md).  No loss, and none measured, if the
+        call made was the best.  (Not more decks while its grade is open, as for a card:
+        they cost a 13-deal match 11 s of CPU, docs/analysis.md.)"""
+        choosing = bid_samples(self.samples)
         if best == played:
-            return 0.0
+            return Estimate({}, played, 0.0, None, choosing)
         calls = {action_name(a): a for a in m.obs.legal_actions}
-        decks = self._decks(m)[bid_samples(self.samples):]
-        gain = sum(self._rollout(m, deck, calls[best]) - self._rollout(m, deck, calls[played])
-                   for deck in decks)
-        return max(0.0, gain / len(decks))
+        gains = [self._rollout(m, deck, calls[best]) - self._rollout(m, deck, calls[played])
+                 for deck in self._decks(m)[choosing:]]
+        return Estimate.of_gains(gains, best, played)
 
     def _decks(self, m: _Moment) -> list[list[Card]]:
         """The decks a seat's calls in a deal are judged on, drawn at its first call
@@ -403,6 +467,26 @@ class _Judge:
                       solo=valat == deal.declarer & 1)
         return deal_lead(tally, m.obs.pool, self.options, team)
 
+
+def _series(m: _Moment, worlds: list[list[Mask]], solved: list[dict[Card, int]],
+            scorers: dict[str, Scorer]) -> dict[str, list[float]]:
+    """Each choice's score lead in each of ``worlds`` (solved: team 0's points after
+    each card), the same worlds for every choice, so that their differences are paired.
+    An announcement is followed by the card best on average for it."""
+    pairs = list(zip(solved, worlds, strict=True))
+    if m.kind == "card":
+        scorer = scorers[""]
+        return {card_name(c): [scorer.score(v[c], h) for v, h in pairs] for c in solved[0]}
+    if m.kind == "belot":
+        scorer = scorers[""]
+        card = m.action % BELOT
+        return {card_name(card) + "+belot": [scorer.score(v[card], h) for v, h in pairs],
+                card_name(card): [scorer.score(v[card], h, forgo=card >> 3) for v, h in pairs]}
+    out = {}
+    for name, s in scorers.items():
+        by_card = [[s.score(v[c], h) for v, h in pairs] for c in solved[0]]
+        out[name] = max(by_card, key=math.fsum)
+    return out
 
 def finishing_call(obs: Observation) -> Action:
     """The calls that finish a sampled auction: hard's (its table); in an auction of
@@ -487,13 +571,17 @@ def review_json(review: MatchReview) -> dict[str, Any]:
     return {
         "seed": review.seed,
         "samples": review.samples,
-        "thresholds": {kind: dict(zip(("inaccuracy", "mistake", "blunder"), t, strict=True))
-                       for kind, t in THRESHOLDS.items()},
+        "unit": UNIT,
+        "confidence": CONFIDENCE,
+        "thresholds": {kind: dict(zip(("inaccuracy", "mistake", "blunder"),
+                                      (number(x) for x in t), strict=True))
+                       for kind, t in review.thresholds.items()},
         "decisions": [
             {
                 "deal": d.deal, "step": d.step, "seat": d.seat, "kind": d.kind,
                 "played": d.played, "best": d.best, "loss": number(d.loss),
-                "grade": d.grade, "hindsight_best": d.hindsight_best,
+                "margin": number(d.margin), "worlds": d.worlds, "grade": d.grade,
+                "hindsight_best": d.hindsight_best,
                 "hindsight_loss": number(d.hindsight_loss),
                 "choices": [{"action": c.action, "value": number(c.value),
                              "hindsight": number(c.hindsight)} for c in d.choices],

@@ -3,6 +3,13 @@
     python bench/analysis.py speed  [--samples 2 4 6]            # CPU per whole match
     python bench/analysis.py levels [--matches 10] [--deals 0] [--jobs 2] [--bids] --out F
     python bench/analysis.py summary F                           # the figures of a run
+    python bench/analysis.py stability [--matches 3] [--level hard] --out F
+
+``stability`` plays ``--matches`` whole matches (``--variant``, the four seats at one
+level), keeps their records in ``--out`` (one JSON line each: a run again reviews the
+same matches, playing only those missing), reviews each whole with two seeds and
+prints how many grades the second keeps, per kind and for the mistakes and blunders, and
+the CPU of one review per match, with the machine's load average.
 
 ``speed`` plays one 151-point Bulgarian match of hard bots and reviews it whole at each
 sample count (CPU seconds: the process's own time, so other load on the machine inflates
@@ -25,6 +32,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
 import random
 import time
 from collections import Counter
@@ -102,12 +110,73 @@ def _judge_level(task: tuple[str, int, str, int, int, int, bool]) -> dict[str, A
     result = review(record, seed=seed, samples=samples, seats=(0, 2), kinds=kinds)
     row: dict[str, Any] = {
         "variant": variant, "match": match, "level": level,
-        "decisions": [[d.kind, d.loss, d.hindsight_loss] for d in result.decisions]}
+        "decisions": [[d.kind, d.loss, d.hindsight_loss, d.grade] for d in result.decisions]}
     if level == "hard":
         again = review(record, seed=seed + 1, samples=samples, seats=(0, 2), kinds=kinds)
-        row["other_seed"] = [[d.kind, d.loss] for d in again.decisions]
+        row["other_seed"] = [[d.kind, d.loss, d.grade] for d in again.decisions]
     row["cpu"] = time.process_time() - start
     return row
+
+
+def stability(variant: str, level: str, matches: int, seed: int, samples: int,
+              out: Path, jobs: int = 1) -> None:
+    """Play the matches not yet in ``out`` (their records kept there), review each whole
+    with seeds ``seed`` and ``seed + 1``, and print the grades the second keeps."""
+    have = {r["match"] for r in _rows(out) if r["variant"] == variant and r["level"] == level}
+    with out.open("a") as f:
+        for match in range(seed, seed + matches):
+            if match not in have:
+                record = play(variant, (level, level), match)
+                f.write(json.dumps({"variant": variant, "level": level, "match": match,
+                                    "record": record}) + "\n")
+                f.flush()
+    rows = [r for r in _rows(out) if r["variant"] == variant and r["level"] == level
+            and seed <= r["match"] < seed + matches]
+    print(f"load average before: {_load()}", flush=True)
+    scale = Options.make(variant).card_scale  # losses are in match points, grades in card's
+    tasks = [(row["record"], s, samples) for row in rows for s in (seed, seed + 1)]
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        done = pool.map(_review_cpu, tasks)
+    pairs: list[tuple[Any, Any]] = []
+    for row, (first, cpu1), (second, cpu2) in zip(rows, done[::2], done[1::2], strict=True):
+        mine = list(zip(first.decisions, second.decisions, strict=True))
+        pairs += mine
+        print(f"match {row['match']}: {len(row['record']['deals'])} deals, {len(mine)} "
+              f"decisions, CPU {cpu1:.1f} s and {cpu2:.1f} s, grades kept "
+              f"{_kept(mine, scale)[0]}/{len(mine)}", flush=True)
+    print(f"load average after: {_load()}", flush=True)
+    for kind in ("all", *KINDS):
+        some = [(a, b) for a, b in pairs if kind in ("all", a.kind)]
+        if some:
+            kept, plain = _kept(some, scale)
+            print(f"{kind:8s}: {len(some):4d} decisions, grades kept {kept} "
+                  f"({100 * kept / len(some):.1f}%); by the loss alone {plain} "
+                  f"({100 * plain / len(some):.1f}%)")
+    serious = [(a, b) for a, b in pairs if {a.grade, b.grade} & {"mistake", "blunder"}]
+    both = sum(1 for a, b in serious if {a.grade, b.grade} <= {"mistake", "blunder"})
+    print(f"mistakes or blunders by either seed: {len(serious)}, by both: {both}; "
+          f"grades: {dict(Counter(a.grade for a, _ in pairs))}")
+
+
+def _review_cpu(task: tuple[dict[str, Any], int, int]) -> tuple[Any, float]:
+    """A whole review and the CPU seconds it took (its process's own)."""
+    record, seed, samples = task
+    start = time.process_time()
+    result = review(record, seed=seed, samples=samples)
+    return result, time.process_time() - start
+
+
+def _kept(pairs: list[tuple[Any, Any]], scale: int) -> tuple[int, int]:
+    """How many decisions the two reviews grade alike; and how many they would if each
+    were graded by its loss alone, without its margin (the rule before the margin)."""
+    kept = sum(1 for a, b in pairs if a.grade == b.grade)
+    plain = sum(1 for a, b in pairs
+                if grade_of(a.kind, a.loss * scale) == grade_of(b.kind, b.loss * scale))
+    return kept, plain
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -131,7 +200,7 @@ def summary(path: Path) -> None:
             ds = [d for (lv, _), v in by.items() if lv == level for d in v]
             if not ds:
                 continue
-            grades: Counter[str] = Counter(grade_of(d[0], d[1]) for d in ds)
+            grades: Counter[str] = Counter(d[3] for d in ds)
             shares = ", ".join(f"{g} {100 * grades[g] / len(ds):.0f}%" for g in GRADES)
             print(f"{level:6s}: {len(ds)} decisions; {shares}")
             for kind in ("all", *KINDS):
@@ -161,7 +230,7 @@ def summary(path: Path) -> None:
         for kind in ("all", *KINDS):
             pairs = [(d, e) for d, e in again if kind in ("all", d[0])]
             if pairs:
-                kept = sum(1 for d, e in pairs if grade_of(d[0], d[1]) == grade_of(e[0], e[1]))
+                kept = sum(1 for d, e in pairs if d[3] == e[2])
                 print(f"hard, grades kept by another seed, {kind:8s}: {kept}/{len(pairs)} "
                       f"({100 * kept / len(pairs):.0f}%)")
 
@@ -248,6 +317,14 @@ def main(argv: list[str] | None = None) -> None:
     lv.add_argument("--jobs", type=int, default=1)
     lv.add_argument("--bids", action="store_true", help="review the calls only")
     lv.add_argument("--out", type=Path, required=True, help="the JSON lines file to append to")
+    st = sub.add_parser("stability")
+    st.add_argument("--variant", default="bulgarian")
+    st.add_argument("--level", default="hard", choices=LEVELS)
+    st.add_argument("--matches", type=int, default=3)
+    st.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
+    st.add_argument("--seed", type=int, default=1)
+    st.add_argument("--jobs", type=int, default=1)
+    st.add_argument("--out", type=Path, required=True, help="the JSON lines file of records")
     sm = sub.add_parser("summary")
     sm.add_argument("out", type=Path)
     args = parser.parse_args(argv)
@@ -256,6 +333,9 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "levels":
         levels(args.variants, args.levels, args.matches, args.deals, args.samples, args.seed,
                args.jobs, args.out, args.bids)
+    elif args.command == "stability":
+        stability(args.variant, args.level, args.matches, args.seed, args.samples, args.out,
+                  args.jobs)
     else:
         summary(args.out)
 

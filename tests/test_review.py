@@ -14,9 +14,12 @@ import pytest
 from ai.hard import Scorer
 from ai.normal import NormalBot
 from ai.review import (
+    CONFIDENCE,
     HELD_OUT,
+    MORE_SAMPLES,
     NO_ANNOUNCEMENT,
     THRESHOLDS,
+    Estimate,
     Kind,
     _Judge,
     _moments,
@@ -142,7 +145,55 @@ def test_same_seed_same_review_and_json() -> None:
     one = review_json(review(record, seed=3, samples=2))
     assert one == review_json(review(record, seed=3, samples=2))
     assert json.loads(json.dumps(one)) == one
-    assert list(one) == ["seed", "samples", "thresholds", "decisions", "seats"]
+    assert list(one) == ["seed", "samples", "unit", "confidence", "thresholds", "decisions",
+                         "seats"]
+
+
+@pytest.mark.slow
+def test_the_result_is_in_match_points_with_a_margin_for_every_loss() -> None:
+    """Bulgarian scores in tens: a loss of 10 card points is one match point, and the
+    thresholds the result states are the card thresholds over ten."""
+    record = _cut(_one_deal("bulgarian", 2), 14)
+    result = review_json(review(record, seed=3, samples=2))
+    assert result["unit"] == "match_points" and result["confidence"] == CONFIDENCE
+    assert result["thresholds"]["card"] == dict(zip(
+        ("inaccuracy", "mistake", "blunder"), (x / 10 for x in THRESHOLDS["card"]), strict=True))
+    measured = [d for d in result["decisions"] if d["loss"] > 0]
+    assert measured and all(d["margin"] is not None and d["margin"] >= 0 for d in measured)
+    for d in result["decisions"]:
+        assert d["worlds"] >= 1 and set(d) >= {"deal", "step", "seat", "kind", "played",
+                                               "best", "loss", "grade"}
+
+
+def test_a_loss_within_its_uncertainty_is_not_a_mistake() -> None:
+    """Two worlds of four where the card played loses 80 and two where it wins 0: a mean
+    loss of 40 (past a mistake's 30), but so spread that it may be noise; the same 40 on
+    every world is a mistake.  The differences are paired: the best choice's values may
+    spread widely as long as its advantage over the choice made does not."""
+    noisy = Estimate.paired({"AS": [80, 80, 0, 0], "7S": [0, 0, 0, 0]}, "7S")
+    assert noisy.best == "AS" and noisy.loss == 40
+    assert noisy.margin == pytest.approx(CONFIDENCE * 46.188 / 2, rel=1e-4)
+    assert noisy.grade("card") == "good" and not noisy.settled("card")
+    steady = Estimate.paired({"AS": [100, 40, 160, 60], "7S": [60, 0, 120, 20]}, "7S")
+    assert steady.loss == 40 and steady.margin == 0 and steady.grade("card") == "mistake"
+    assert steady.settled("card")
+
+
+def test_the_choice_made_when_best_is_good_with_the_runner_ups_margin() -> None:
+    estimate = Estimate.paired({"AS": [0, 10, 0, 10], "7S": [10, 10, 10, 10]}, "7S")
+    assert (estimate.best, estimate.loss, estimate.grade("card")) == ("7S", 0.0, "good")
+    assert estimate.margin == pytest.approx(CONFIDENCE * 5.7735 / 2, rel=1e-4)
+    assert estimate.settled("card")  # the runner-up is 5 worse, give or take 6: good
+    close = Estimate.paired({"AS": [30, 0, 20, -20], "7S": [10, 10, 10, 10]}, "7S")
+    assert close.loss == 0 and not close.settled("card")  # AS might be 10 better: open
+
+
+def test_a_calls_loss_is_the_mean_of_its_paired_gains() -> None:
+    estimate = Estimate.of_gains([300, -100, 200, 0, 100, 100], "1H", "pass")
+    assert (estimate.best, estimate.loss, estimate.worlds) == ("1H", 100, 6)
+    assert estimate.grade("bid") == "good"  # 100 is an inaccuracy's, but give or take 115
+    lost = Estimate.of_gains([-50, 10, -20], "1H", "pass")
+    assert (lost.best, lost.loss, lost.grade("bid")) == ("pass", 0.0, "good")
 
 
 @pytest.mark.slow
@@ -166,12 +217,13 @@ def test_hindsight_of_an_endgame_is_the_solvers() -> None:
     scorer = Scorer(obs)
     solved = Solver(obs.contract, obs.options, 8).move_values(
         match.deal.hands, obs.trick, obs.leader, scorer.taken)
-    expected = {card_name(c): scorer.score(v, list(match.deal.hands)) for c, v in solved.items()}
+    expected = {card_name(c): scorer.score(v, list(match.deal.hands)) / 10  # match points
+                for c, v in solved.items()}
     result = review(_cut(record, step + 1), samples=1)
     (decision,) = [d for d in result.decisions if d.step == step and d.kind == "card"]
-    assert {c.action: c.hindsight for c in decision.choices} == expected
+    assert {c.action: c.hindsight for c in decision.choices} == pytest.approx(expected)
     best = max(expected.values())
-    assert decision.hindsight_loss == best - expected[decision.played]
+    assert decision.hindsight_loss == pytest.approx(best - expected[decision.played])
 
 
 @pytest.mark.slow
@@ -199,8 +251,9 @@ def test_every_legal_choice_is_listed_best_first_losses_not_negative() -> None:
             assert d.best == (listed[0] if d.loss > 0 else d.played)
         else:
             played = dict(zip(listed, values, strict=True))[d.played]
-            assert d.best == listed[0] and d.loss == max(values) - played
-        assert d.grade == grade_of(d.kind, d.loss)
+            assert d.best == listed[0] and d.loss == pytest.approx(max(values) - played)
+            assert 2 <= d.worlds <= 2 * MORE_SAMPLES
+        assert d.grade == grade_of(d.kind, 10 * (d.loss - (d.margin or 0.0)))
         assert d.hindsight_loss is None or d.hindsight_loss >= 0
     for s in result.seats:
         assert s.decisions == sum(s.counts.values())
@@ -220,17 +273,20 @@ def test_a_calls_loss_is_measured_on_other_decks_than_chose_the_best() -> None:
         choosing, others = decks[:bid_samples(2)], decks[bid_samples(2):]
         assert len(others) == HELD_OUT * len(choosing)
         calls = {action_name(a): a for a in m.obs.legal_actions}
-        for c in d.choices:
-            assert c.value == sum(judge._rollout(m, deck, calls[c.action])
-                                  for deck in choosing) / len(choosing)
+        for c in d.choices:  # in match points: bulgarian scores in tens
+            assert c.value == pytest.approx(sum(judge._rollout(m, deck, calls[c.action])
+                                                for deck in choosing) / len(choosing) / 10)
         best = d.choices[0].action
         if best != d.played:
             held_out += 1
-            gain = sum(judge._rollout(m, deck, calls[best])
-                       - judge._rollout(m, deck, calls[d.played]) for deck in others)
-            assert d.loss == max(0.0, gain / len(others))
+            assert d.worlds == len(others)
+            gains = [judge._rollout(m, deck, calls[best]) - judge._rollout(m, deck, calls[d.played])
+                     for deck in others]
+            assert d.loss == pytest.approx(max(0.0, sum(gains) / len(gains)) / 10)
+            margin = Estimate.of_gains(gains, best, d.played).margin
+            assert margin is not None and d.margin == pytest.approx(margin / 10)
         else:
-            assert d.loss == 0
+            assert d.loss == 0 and d.margin is None
     assert held_out
 
 

@@ -1,7 +1,8 @@
 """Match analysis in the client (#17): after a short match against bots, the match page's
-"Analyse" button asks for the review; its panel shows the per-player summary and the key
-moments, and the replay shows the evaluation beside the decisions (and, while the match
-was still on, offered no analysis).  The server is this
+"Analyse" button asks for the review; its panel shows the per-player summary, the key
+moments and how decisions are graded (the thresholds in match points, the margin), and
+the replay shows the evaluation beside the decisions, each loss with its ± (and, while
+the match was still on, offered no analysis).  The server is this
 test's own, reviewing with one sample (ANALYSIS_SAMPLES) so that it takes seconds."""
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ def test_a_finished_match_is_analysed(browser: Browser, tmp_path: Path) -> None:
             summary = page.locator("[data-testid=analysis-summary] tbody tr")
             expect(summary).to_have_count(4)
             expect(summary.first).to_contain_text("Ana")
+            thresholds = page.locator("[data-testid=analysis-thresholds]")
+            expect(thresholds).to_contain_text("How decisions are graded")
+            # bulgarian scores in tens: a card's 10, 30 and 80 card points are 1, 3, 8
+            expect(thresholds.locator("tbody tr").first.locator("td")).to_have_text(
+                ["from 1", "from 3", "from 8"])
+            expect(thresholds).to_contain_text("±")
             moments = page.locator("[data-testid=analysis-moments] a")
             evaluation = page.locator("[data-testid=analysis-evaluation]")
             if moments.count():  # a jump lands on the replay's frame that shows the decision
@@ -47,6 +54,9 @@ def test_a_finished_match_is_analysed(browser: Browser, tmp_path: Path) -> None:
             page.goto(f"/#/replay/{table_id}")
             expect(evaluation).to_be_visible()
             expect(evaluation.locator("[data-grade]").first).to_be_visible()  # the auction's
+            losses = page.locator(".analysis-loss")
+            for i in range(losses.count()):  # every loss shown carries its margin
+                expect(losses.nth(i)).to_contain_text("±")
         finally:
             context.close()
 

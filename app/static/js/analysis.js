@@ -144,11 +144,32 @@ function reviewSummary(ctx, review, { nameOf, jumpTo }) {
         }, t("analysis.moment", { deal: d.deal + 1, name: nameOf(d.seat) }), " ",
         decisionLine(ctx, d)))))
       : h("p.history-empty", {}, t("analysis.no_moments")),
-    h("p.analysis-note", {}, t("analysis.note", { samples: review.samples })),
+    thresholdsTable(ctx, review),
   ];
 }
 
-/** Points of the deal, as the review counts its losses. */
+/** How the review grades (a result before match points had no unit: its note alone):
+ *  the thresholds per kind of decision, in the score sheet's points, and the margin. */
+function thresholdsTable(ctx, review) {
+  const { t } = ctx;
+  const note = h("p.analysis-note", {}, t("analysis.note", { samples: review.samples }));
+  if (review.unit !== "match_points") return note;
+  const grades = GRADES.slice(1);
+  const rows = [["play", review.thresholds.card], ["bid", review.thresholds.bid]].map(([kind, limits]) =>
+    h("tr", {}, h("th", { scope: "row" }, t(`analysis.kind.${kind}`)),
+      grades.map((grade) => h(`td.num.grade-${grade}`, {}, t("analysis.from", { points: points(limits[grade]) })))));
+  return h("section.analysis-thresholds", { "data-testid": "analysis-thresholds" },
+    h("h3", {}, t("analysis.thresholds")),
+    h("p.analysis-note", {}, t("analysis.thresholds_intro")),
+    h("div.table-scroll", {}, h("table.analysis-summary", {},
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("analysis.kind")),
+        grades.map((grade) => h(`th.grade-${grade}`, { scope: "col" }, t(`analysis.grade.${grade}`))))),
+      h("tbody", {}, rows))),
+    h("p.analysis-note", {}, t("analysis.margin_note")),
+    note);
+}
+
+/** Match points, as the score sheet counts them and the review its losses. */
 function points(value) {
   return Math.round(value * 10) / 10;
 }
@@ -171,7 +192,9 @@ export function decisionLine(ctx, d) {
     h("span.analysis-played", {}, actionMark(ctx, d.kind, d.played)),
     d.played === d.best ? null
       : h("span.analysis-best", {}, t("analysis.best"), " ", actionMark(ctx, d.kind, d.best)),
-    d.loss > 0 ? h("span.analysis-loss", {}, t("analysis.loss", { points: points(d.loss) })) : null,
+    d.loss > 0 ? h("span.analysis-loss", { title: d.margin != null ? t("analysis.margin_title") : null },
+      d.margin != null ? t("analysis.loss_margin", { points: points(d.loss), margin: points(d.margin) })
+        : t("analysis.loss", { points: points(d.loss) })) : null,
     h("span.analysis-grade", {}, t(`analysis.grade.${d.grade}`)),
     d.hindsight_loss ? h("span.analysis-hindsight", { title: t("analysis.hindsight_title") },
       t("analysis.hindsight", { best: actionMark(ctx, d.kind, d.hindsight_best),
