@@ -220,7 +220,7 @@ def test_the_grades_are_read_as_the_review_stored_them(world: dict[str, Any]) ->
     result["unit"] = "match_points"
     for d in result["decisions"]:
         d["uncertainty"] = 1.5
-        if d["grade"] == "blunder":
+        if d["grade"] == "good":
             d["grade"] = "uncertain"
     found = problems.drafts("m-open", world["record"], result)
     assert {(d.deal, d.step, d.kind) for d in found} == {
