@@ -36,7 +36,7 @@ async def directed(cluster: Cluster) -> None:
                               body={"username": "director", "password": "a-long-password"})
         t = (await call(http, "POST", a, "/api/tournaments", director, expect=201, body={
             "name": "Cluster Cup", "format": "duplicate", "rounds": ROUNDS,
-            "bot_level": "easy", "options": {"target_score": 40}}))["id"]
+            "bot_level": "easy", "options": {"target_score": 10}}))["id"]  # a deal a match
         for _ in range(4):
             await call(http, "POST", a, f"/api/tournaments/{t}/entries", director,
                        {"bot": "easy"}, expect=201)

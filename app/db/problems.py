@@ -13,10 +13,11 @@ from sqlalchemy import insert, select, update
 from ..problems import Draft
 from ..vocabulary import SeatKind
 from . import models
+from .problem_models import Problem, ProblemAttempt
 from .session import Database
 
-_P = models.Problem
-_A = models.ProblemAttempt
+_P = Problem
+_A = ProblemAttempt
 
 
 @dataclass(frozen=True, slots=True)
