@@ -40,7 +40,7 @@ $(CHROMIUM):
 # BELOTE_TEST_REDIS (the local ones by default), the run starts a throwaway one of its own
 # (tests/tiers.py): the installed packages are enough.
 test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest -n 4 --dist loadfile
+	$(BIN)/python -m pytest -n 6 --dist loadfile
 
 # The tests that need no service, no process of their own, no browser and little CPU
 # (the markers of pyproject.toml): under a minute on two idle cores.  Mostly CPU, so one

@@ -65,7 +65,7 @@ def app_settings(**overrides: Any) -> Settings:
         "database_url": "sqlite:///:memory:",  # history reads; tables log to MemoryStorage
         "argon2_memory_kib": 1024,  # passwords hashed in a millisecond, not the real cost
         "argon2_time_cost": 1,
-        # Reviews run at the tables' priority: niced behind the suite's four workers on
+        # Reviews run at the tables' priority: niced behind the suite's six workers on
         # two cores, one took minutes (tests/test_analysis_pool.py checks the niceness).
         "analysis_nice": 0,
     } | overrides

@@ -1,4 +1,4 @@
-"""How ``make test`` (``pytest -n 4 --dist loadfile``) spreads the tests over its workers.
+"""How ``make test`` (``pytest -n 6 --dist loadfile``) spreads the tests over its workers.
 
 xdist's ``loadfile`` sends each worker whole test files.  Here the browser tests' files
 go out in E2E_UNITS units instead, each run by one worker from start to end, so that
@@ -16,7 +16,7 @@ import pytest
 from xdist.remote import Producer  # type: ignore[import-untyped]  # xdist has no types
 from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
-E2E_UNITS = 2  # two of make test's four workers run the browser tests, all run the rest
+E2E_UNITS = 2  # two of make test's six workers run the browser tests, all run the rest
 BROWSER_FILES = sorted(path.name for path in (Path(__file__).parent / "e2e").glob("test_*.py"))
 
 
