@@ -566,7 +566,9 @@ def _summary(seat: int, decisions: Sequence[Decision]) -> SeatSummary:
 def review_json(review: MatchReview) -> dict[str, Any]:
     """The review ready for JSON, keys in a stable order, values to two decimals."""
     def number(x: float | None) -> float | None:
-        return None if x is None else round(x, 2) + 0.0
+        """JSON's: rounded, and null for what was not measured (an infinite margin: one
+        deal has no spread), which JSON cannot write."""
+        return None if x is None or not math.isfinite(x) else round(x, 2) + 0.0
 
     return {
         "seed": review.seed,

@@ -149,6 +149,16 @@ def test_same_seed_same_review_and_json() -> None:
                          "seats"]
 
 
+def test_one_deal_measures_no_margin_and_the_json_stays_json() -> None:
+    """With one sampled deal (``ANALYSIS_SAMPLES=1``, the tests' servers) a loss has no
+    spread: its margin is null, not JSON's missing Infinity, which PostgreSQL refuses."""
+    record = _cut(_one_deal("bulgarian", 2), 14)
+    result = review_json(review(record, seed=3, samples=1, kinds=("card",)))
+    assert json.loads(json.dumps(result, allow_nan=False)) == result
+    assert result["decisions"] and all(
+        d["margin"] is None or d["worlds"] > 1 for d in result["decisions"])
+
+
 @pytest.mark.slow
 def test_the_result_is_in_match_points_with_a_margin_for_every_loss() -> None:
     """Bulgarian scores in tens: a loss of 10 card points is one match point, and the
