@@ -21,7 +21,7 @@ LANDSCAPE = ViewportSize(width=844, height=390)
 def new_sheet(page: Page, variant: str | None = None) -> None:
     page.goto("/#/scores")
     if variant is not None:
-        page.locator("select[name=variant]").select_option(variant)
+        page.locator("[data-testid=sheet-new] select[name=variant]").select_option(variant)
     for seat, name in enumerate(NAMES):
         page.locator(f"[data-testid=sheet-name-{seat}]").fill(name)
     page.locator("[data-testid=sheet-create]").click()
@@ -34,6 +34,9 @@ def all_trumps_doubled(page: Page) -> None:
     page.locator("[data-testid=sheet-contract] [data-value=AT]").click()
     page.locator("[data-testid=sheet-bidder] [data-value='1']").click()
     page.locator("[data-testid=sheet-multiplier] [data-value='2']").click()
+    for row, value in (("contract", "AT"), ("bidder", "1"), ("multiplier", "2")):  # taken
+        expect(page.locator(f"[data-testid=sheet-{row}] [data-value='{value}']")
+               ).to_have_attribute("aria-checked", "true")
     page.locator("[data-testid=sheet-points]").fill("174")
     expect(page.locator("[data-testid=sheet-rest]")).to_have_text("Ana & Vera: 84")
     for combo in ("quarte", "carre-J"):
@@ -63,8 +66,9 @@ def test_a_match_with_real_cards_is_kept_deal_by_deal_on_a_phone(open_page: Open
     expect(page.locator("[data-testid=sheet-deal-row]")).to_have_count(0)
     expect(page.locator("[data-testid=sheet-points]")).to_have_value("")  # the form drawn anew
     expect(page.locator("[data-testid=sheet-total-1]")).to_have_text("0")
-    for _ in range(2):
+    for rows in (1, 2):  # each deal entered on the form drawn anew after the one before
         all_trumps_doubled(page)
+        expect(page.locator("[data-testid=sheet-deal-row]")).to_have_count(rows)
     expect(page.locator("[data-testid=sheet-winner]")).to_have_text("Boris & Georgi won")
     expect(page.locator("[data-testid=sheet-deal]")).to_have_count(0)
     page.goto("/#/history")
