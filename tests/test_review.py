@@ -153,7 +153,8 @@ def test_one_deal_measures_no_margin_and_the_json_stays_json() -> None:
     """With one sampled deal (``ANALYSIS_SAMPLES=1``, the tests' servers) a loss has no
     spread: its margin is null, not JSON's missing Infinity, which PostgreSQL refuses."""
     record = _cut(_one_deal("bulgarian", 2), 14)
-    result = review_json(review(record, seed=3, samples=1, kinds=("card",)))
+    cards: tuple[Kind, ...] = ("card",)
+    result = review_json(review(record, seed=3, samples=1, kinds=cards))
     assert json.loads(json.dumps(result, allow_nan=False)) == result
     assert result["decisions"] and all(
         d["margin"] is None or d["worlds"] > 1 for d in result["decisions"])
