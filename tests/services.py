@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -57,10 +58,19 @@ def answers(url: str, timeout: float = 1.0) -> bool:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A loopback port free now, for a server a test starts, below the kernel's ephemeral
+    range: any outgoing connection (every test's clients of PostgreSQL and Redis) may be
+    given a port of that range between this look and the server's bind ("address already
+    in use"), which six workers on a busy machine made happen."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    while True:
+        port = random.randrange(max(1024, low - 12_000), low)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:  # taken: another
+                continue
+            return port
 
 
 class OwnRedis:

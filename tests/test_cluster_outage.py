@@ -20,7 +20,7 @@ from app.shared import Keys, RedisShared
 from app.tables import Lobby
 from tests.cluster_nodes import REDIS_SERVER, delete_keys
 from tests.conftest import app_settings
-from tests.test_recovery import free_port
+from tests.services import free_port
 from tests.waiting import eventually
 
 TRIES = 4  # readings of the log the node makes while the database is down

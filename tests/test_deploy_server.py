@@ -24,7 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.db.migrate import scratch_database, upgrade
-from tests.services import redis_url
+from tests.services import free_port, redis_url
 from tests.test_db_support import PG_SERVER, run
 from tests.test_deploy_config import STRONG, compose_app
 from tests.test_recovery import (
@@ -32,7 +32,6 @@ from tests.test_recovery import (
     SEAT,
     SERVER_STOP,
     answering,
-    free_port,
     guarded,
     logged_state,
     play,

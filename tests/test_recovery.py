@@ -11,7 +11,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -26,6 +25,7 @@ from app.db.match_log import MatchLog
 from app.db.repository import Repository
 from app.db.session import Database
 from tests.conftest import SERVER_START
+from tests.services import free_port
 from tests.test_db_support import run
 from tests.waiting import Deadline, eventually, received, within
 
@@ -47,13 +47,6 @@ def guarded(starts: int) -> float:
     and SERVER_START for each start, which alone takes tens of seconds on a loaded
     machine (a bound on the whole that left the starts out failed the test there)."""
     return GUARD + starts * SERVER_START
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 async def answering(process: asyncio.subprocess.Process, url: str,

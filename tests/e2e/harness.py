@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 import httpx2
 from playwright.sync_api import Browser, BrowserContext, ViewportSize, sync_playwright
 
+from tests.services import free_port
 from tests.waiting import eventually_sync
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,13 +61,6 @@ class Server:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def server_environment(workdir: Path, **settings: str) -> dict[str, str]:
