@@ -112,10 +112,11 @@ class Options(ABC):
     # ------------------------------------------------------------- flags
 
     @classmethod
-    def make(cls, variant: str | None = None, **flags: Any) -> Options:
+    def make(cls, variant: str | None = None, /, **flags: Any) -> Options:
         """The variant's defaults (then its ``preset``'s flags, where it has presets)
-        overridden by ``flags``; ValueError names a bad one.  ``Classic.make()`` makes
-        classic rules; ``Options.make()`` Bulgarian ones."""
+        overridden by ``flags``; ValueError names a bad one (a flag named ``variant``
+        too: a record's or a request's options are passed as they come).
+        ``Classic.make()`` makes classic rules; ``Options.make()`` Bulgarian ones."""
         from .variants import VARIANTS, find_variant  # the variants import this module
 
         if variant is None:

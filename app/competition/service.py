@@ -42,7 +42,7 @@ async def create(db: Database, caller: Caller, body: TournamentCreate,
         raise Refused(ErrorCode.ACCOUNT_REQUIRED, "tournaments are made by accounts")
     try:
         options = Options.make(body.variant, **body.options)
-    except (ValueError, TypeError) as exc:
+    except ValueError as exc:
         raise Refused(ErrorCode.BAD_OPTIONS, str(exc)) from None
     if body.format == Format.DUPLICATE and not options.reshuffle_each_deal:
         raise Refused(ErrorCode.DUPLICATE_NEEDS_SHUFFLE, "duplicate deals shuffled decks")

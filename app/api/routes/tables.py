@@ -99,7 +99,7 @@ async def create_table(
     check_rated(body.rated, caller)
     try:
         options = Options.make(body.variant, **body.options)
-    except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
+    except ValueError as exc:
         raise TableError(ErrorCode.BAD_OPTIONS, str(exc)) from None
     config = TableConfig(
         name=body.name,
