@@ -270,6 +270,18 @@ def test_a_redeal_never_ends_the_match() -> None:
     assert progress.winner is None
 
 
+def test_a_record_may_hold_any_positive_target() -> None:
+    """§8: any positive integer (a room's own limit is the server's: Options.for_room)."""
+    assert replay(auction_record("default+target_score=20000", 3, "0:80H")).options \
+        .target_score == 20000
+    with pytest.raises(ValueError, match="from 1 to 10000, not 20000"):
+        Options.for_room("coinche", target_score=20000)
+    for bad in (0, -5, "2000", 2000.0):
+        record = auction_record("default", 3, "0:80H") | {"options": {"target_score": bad}}
+        with pytest.raises(RecordError, match=r"deal 0, action 0: .*positive integer"):
+            replay(record)
+
+
 def test_a_whole_match_replays_with_its_totals() -> None:
     """The replay report of §10.3: running totals per deal, the contract's parts."""
     match = Match(rules("ffb_contree"), seed=4)

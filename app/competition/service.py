@@ -41,7 +41,7 @@ async def create(db: Database, caller: Caller, body: TournamentCreate,
     if caller.kind != "account":
         raise Refused(ErrorCode.ACCOUNT_REQUIRED, "tournaments are made by accounts")
     try:
-        options = Options.make(body.variant, **body.options)
+        options = Options.for_room(body.variant, **body.options)
     except ValueError as exc:
         raise Refused(ErrorCode.BAD_OPTIONS, str(exc)) from None
     if body.format == Format.DUPLICATE and not options.reshuffle_each_deal:
