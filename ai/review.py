@@ -240,7 +240,9 @@ def review(record: Mapping[str, Any], *, seed: int = 0, samples: int = DEFAULT_S
 
 def _moments(record: Mapping[str, Any]) -> list[_Moment]:
     """Replay the record (checked by :func:`engine.record.replay` first) and capture
-    each decision: the seat's observation before it acts and the true hands."""
+    each decision: the seat's observation before it acts and the true hands.  A coinche
+    out of turn is its seat's (not the seat to move's) and, that seat's one action then,
+    not a choice judged."""
     replay(dict(record))
     deals = record["deals"]
     match = Match(read_options(record), dealer=deals[0]["dealer"] if deals else 0,
@@ -249,9 +251,9 @@ def _moments(record: Mapping[str, Any]) -> list[_Moment]:
     for i, entry in enumerate(deals):
         deal = match.start_deal([parse_card(c) for c in entry["deck"].split(" ")])
         for step, raw in enumerate(entry["actions"]):
+            seat = raw["seat"]  # not always the seat to move: a coinche out of turn
             for action in read_action(raw):
-                seat = deal.to_move
-                legal = deal.legal_actions()
+                legal = deal.legal_actions_of(seat)
                 obs = match.observation(seat)
                 hands = (deal.hands[0], deal.hands[1], deal.hands[2], deal.hands[3])
                 for kind in _kinds(action, legal):

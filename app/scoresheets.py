@@ -12,7 +12,6 @@ from typing import Any
 
 from engine.actions import action_name, contract_of, point_value
 from engine.options import Options
-from engine.record import read_options
 from engine.scoring import DealResult, MatchProgress, after_deal
 from engine.summary import score_summary
 from engine.variants.coinche import Coinche
@@ -44,7 +43,7 @@ class Scored:
 
 def options_of(variant: str, flags: dict[str, Any]) -> Options:
     """The sheet's rules; ValueError names a bad variant or flag."""
-    return read_options({"variant": variant, "options": flags})
+    return Options.for_room(variant, **flags)
 
 
 def form_of(options: Options) -> dict[str, Any]:

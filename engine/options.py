@@ -46,7 +46,8 @@ TARGET_FACTOR = 10  # a room's target is at most ten times the variant's usual o
 
 def flag(*values: Any, default: Any = MISSING) -> Any:
     """A house-rule flag: its allowed values, the first the default unless ``default``
-    says otherwise; no values for ``target_score`` (an integer up to :meth:`max_target`)."""
+    says otherwise; no values for ``target_score`` (a positive integer, in a room up to
+    :meth:`max_target`)."""
     return field(default=values[0] if default is MISSING else default,
                  metadata={"values": values})
 
@@ -112,10 +113,11 @@ class Options(ABC):
     # ------------------------------------------------------------- flags
 
     @classmethod
-    def make(cls, variant: str | None = None, **flags: Any) -> Options:
+    def make(cls, variant: str | None = None, /, **flags: Any) -> Options:
         """The variant's defaults (then its ``preset``'s flags, where it has presets)
-        overridden by ``flags``; ValueError names a bad one.  ``Classic.make()`` makes
-        classic rules; ``Options.make()`` Bulgarian ones."""
+        overridden by ``flags``; ValueError names a bad one (a flag named ``variant``
+        too: a record's or a request's options are passed as they come).
+        ``Classic.make()`` makes classic rules; ``Options.make()`` Bulgarian ones."""
         from .variants import VARIANTS, find_variant  # the variants import this module
 
         if variant is None:
@@ -134,10 +136,9 @@ class Options(ABC):
                                  else f"unknown option {name!r}")
             default, allowed = table[name]
             if not allowed:
-                most = rules.max_target()
-                if type(value) is not int or not 1 <= value <= most:
-                    raise ValueError(f"option {name!r} must be an integer from 1 to "
-                                     f"{most}, not {value!r}")
+                if type(value) is not int or value < 1:
+                    raise ValueError(f"option {name!r} must be a positive integer, "
+                                     f"not {value!r}")
             elif value not in allowed or type(value) is not type(default):
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"option {name!r} must be one of {choices}, not {value!r}")
@@ -145,6 +146,18 @@ class Options(ABC):
             preset = flags.get("preset", table["preset"][0])
             flags = rules.presets[preset] | flags
         return rules(**flags)
+
+    @classmethod
+    def for_room(cls, variant: str, /, **flags: Any) -> Options:
+        """:meth:`make`'s rules for a room (a table, a tournament, a score sheet), whose
+        target may not pass :meth:`max_target`; a record may hold any target (COINCHE.md
+        §8: "any positive integer")."""
+        rules = cls.make(variant, **flags)
+        most = rules.max_target()
+        if rules.target_score > most:
+            raise ValueError(f"option 'target_score' must be an integer from 1 to {most}, "
+                             f"not {rules.target_score!r}")
+        return rules
 
     @classmethod
     def flag_table(cls) -> dict[str, tuple[Any, tuple[Any, ...]]]:

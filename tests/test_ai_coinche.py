@@ -213,3 +213,23 @@ def test_the_review_judges_point_bids_and_coinches() -> None:
     assert all(d.kind == "bid" for d in result.decisions)
     assert any(POINT_BID <= parse_action(c.action) < POINT_BID_END
                for d in result.decisions for c in d.choices)
+
+
+def test_the_review_takes_a_coinche_out_of_turn_from_its_seat() -> None:
+    """Seat 0 coinches before seat 2 speaks (``any_time``): the turn goes to seat 1, whose
+    pass or surcoinche is judged as its own, and seat 3's after it; the coinche itself, the
+    seat's one action then, is not a choice judged."""
+    match = Match(Options.make("coinche", coinche_timing="any_time"), seed=5, dealer=3)
+    for seat, call in ((0, "pass"), (1, "100C"), (0, "coinche"), (1, "pass"), (2, "pass"),
+                       (3, "pass")):
+        match.apply_action(parse_action(call), seat)
+    rng = random.Random(5)
+    deal = match.deal
+    assert deal is not None and deal.phase == "play"
+    while not deal.is_over:
+        match.apply_action(rng.choice(match.legal_actions()))
+    result = review(write_record(match), samples=2, kinds=["bid"], seats=(0, 1, 3))
+    judged = [(d.step, d.seat, d.played, sorted(c.action for c in d.choices))
+              for d in result.decisions if d.step > 1]
+    assert judged == [(3, 1, "pass", ["pass", "surcoinche"]),
+                      (5, 3, "pass", ["pass", "surcoinche"])]

@@ -72,7 +72,7 @@ def test_a_table_takes_a_preset_and_a_flag_over_it(client: TestClient, rest: Res
     assert options["preset"] == "ffb_contree" and options["target_score"] == 3000
     assert options["belote_on_failure"] == "to_winner"  # from the preset
     for bad in [{"preset": "belote_com"}, {"coinche_timing": "sometimes"},
-                {"litige": "carry"}, {"generale_value": 700}]:
+                {"litige": "carry"}, {"generale_value": 700}, {"target_score": 10001}]:
         refused = client.post("/api/tables", json=body | {"options": bad},
                               headers=rest.auth(ana))
         assert refused.status_code == 422, bad

@@ -281,6 +281,8 @@ IMPOSSIBLE: list[tuple[str, dict[str, Any]]] = [
                                           "valat": 1}),
     ("contract-nt-in-classic", {"variant": "classic", "contract": "NT", "bidder_team": 0,
                                 "card_points": [70, 60]}),
+    ("option-named-variant", {"variant": "coinche", "options": {"variant": "classic"},
+                              "contract": "80H", "bidder_team": 0, "card_points": [90, 72]}),
 ]
 
 

@@ -1,11 +1,14 @@
 """Every worked example of COINCHE.md §11 (docs/COINCHE.md): single deals scored from their
 summaries (§10.4), auctions replayed from records (§10.2), legal cards, match ends.  The
-tables are written out here, not parsed from the document."""
+tables are written out here, not parsed from the document; one test checks that they are
+the document's rows, all 91 of them."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -267,6 +270,18 @@ def test_a_redeal_never_ends_the_match() -> None:
     assert progress.winner is None
 
 
+def test_a_record_may_hold_any_positive_target() -> None:
+    """§8: any positive integer (a room's own limit is the server's: Options.for_room)."""
+    assert replay(auction_record("default+target_score=20000", 3, "0:80H")).options \
+        .target_score == 20000
+    with pytest.raises(ValueError, match="from 1 to 10000, not 20000"):
+        Options.for_room("coinche", target_score=20000)
+    for bad in (0, -5, "2000", 2000.0):
+        record = auction_record("default", 3, "0:80H") | {"options": {"target_score": bad}}
+        with pytest.raises(RecordError, match=r"deal 0, action 0: .*positive integer"):
+            replay(record)
+
+
 def test_a_whole_match_replays_with_its_totals() -> None:
     """The replay report of §10.3: running totals per deal, the contract's parts."""
     match = Match(rules("ffb_contree"), seed=4)
@@ -315,3 +330,42 @@ def test_the_tools_take_coinche_records_and_summaries() -> None:
                         (doc | {"capot": 0}, "took every trick")):
         done = run_engine("score", "-", stdin=json.dumps(bad))
         assert done.returncode == 1 and reason in done.stderr, (bad, done.stderr)
+
+
+def _worked() -> str:
+    """docs/COINCHE.md §11, the worked examples."""
+    text = (Path(__file__).parents[1] / "docs" / "COINCHE.md").read_text(encoding="utf-8")
+    return text[text.index("## 11. Worked examples"):text.index("## 12.")]
+
+
+def _document_rows(prefix: str) -> dict[str, list[str]]:
+    """§11's table rows whose number starts with ``prefix``: id -> its cells, bold off."""
+    rows = {}
+    for line in _worked().splitlines():
+        cells = [re.sub(r"^\*\*(.*)\*\*$", r"\1", c.strip())
+                 for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and re.fullmatch(rf"{prefix}\d+", cells[0]):
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def _result(cell: str) -> str:
+    """§11.2's result as AUCTIONS writes it: ``80H by 1 ×1`` -> ``80H 1 1``."""
+    if cell.startswith("illegal @"):
+        return f"illegal {cell.removeprefix('illegal @')}"
+    return cell.replace(" by ", " ").replace("×", "")
+
+
+def test_the_tables_here_are_the_document_s_every_row() -> None:
+    """The 91 worked examples of docs/COINCHE.md §11 (47 deals, 20 auctions, 16 legal
+    sets, 8 match ends), each written out above as the document has it."""
+    deals = {r[0]: [r[1], r[2], str(r[3]), str(r[4]), r[5], r[6], r[7], r[8], r[9], r[10]]
+             for r in DEALS}
+    auctions = {r[0]: [r[1], str(r[2]), r[3], r[4]] for r in AUCTIONS}
+    legal = {r[0]: list(r[1:]) for r in LEGAL}
+    assert deals == _document_rows("S")
+    assert auctions == {k: [*v[:3], _result(v[3])] for k, v in _document_rows("A").items()}
+    assert legal == _document_rows("L")
+    ends = re.findall(r"^\* \*\*(E\d+)\*\*", _worked(), re.MULTILINE)
+    assert ends == sorted({row[0].split("-")[0] for row in ENDS}, key=lambda e: int(e[1:]))
+    assert len(deals) + len(auctions) + len(legal) + len(ends) == 91

@@ -171,9 +171,9 @@ async def play_out(table: Table, client: Client, seat: int = 0,
 
 
 async def rated_solo(lobby: Lobby, *, seat: int = 0, turn: float = 600.0,
-                     forfeits: bool = False) -> tuple[Table, Client]:
+                     forfeits: bool = False, options: Options = QUICK) -> tuple[Table, Client]:
     """Ana (an account) at a rated table with three easy bots, started, her socket there."""
-    table = lobby.create(ANA, TableConfig("rated", QUICK, turn, False, forfeits, rated=True))
+    table = lobby.create(ANA, TableConfig("rated", options, turn, False, forfeits, rated=True))
     await table.submit(SitDown(ANA, seat))
     for other in {0, 1, 2, 3} - {seat}:
         await table.submit(AddBot(ANA, other, Level.EASY))
@@ -245,6 +245,25 @@ def test_a_rated_match_against_bots_rates_the_account_once(db_url: str) -> None:
         assert [c.model_dump() for c in shown.info().rating_changes or []] == changes
         assert await rated_rows(db) == (current, history)
         await again.stop()
+
+    in_lobby(db_url, scenario)
+
+
+def test_a_rated_coinche_match_moves_the_coinche_rating_only(db_url: str) -> None:
+    """Ratings are per variant: a Coinche match against Coinche's easy bots moves the
+    account's Coinche rating, and no other."""
+    async def scenario(lobby: Lobby, db: Database, clock: FakeClock, bots: BotRunner) -> None:
+        table, client = await rated_solo(lobby, options=Options.make("coinche", target_score=1))
+        assert table.info().seats[1].rating == RatingView.of(
+            ratings.BOT_RATINGS["coinche"]["easy"], None)
+        await play_out(table, client)
+        await eventually(lambda: table.info().rating_changes is not None, PATIENCE,
+                         "the Coinche match's rating changes")
+        current, history = await rated_rows(db)
+        won = table.info().winner == 0
+        assert [(p, v, n, w) for p, v, _, _, n, w in current] == [
+            (ANA.id, "coinche", 1, int(won))]
+        assert len(history) == 1
 
     in_lobby(db_url, scenario)
 

@@ -148,6 +148,11 @@ def unknown_option(doc: Doc) -> Doc:
     return doc
 
 
+def option_named_variant(doc: Doc) -> Doc:
+    doc["options"] = {"variant": "classic"}
+    return doc
+
+
 def option_of_other_variant(doc: Doc) -> Doc:
     doc["options"] = {"litige": "carry"}
     return doc
@@ -248,6 +253,7 @@ FAULTS: list[tuple[Fault, int, int, str | None]] = [
     (missing_format, 0, 0, None),
     (wrong_variant, 0, 0, None),
     (unknown_option, 0, 0, None),
+    (option_named_variant, 0, 0, "unknown option 'variant'"),
     (option_of_other_variant, 0, 0, None),
     (bad_option_value, 0, 0, None),
     (bad_target_type, 0, 0, None),

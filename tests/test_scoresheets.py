@@ -161,6 +161,8 @@ def test_the_last_entry_can_be_taken_back(client: TestClient) -> None:
     ({"variant": "classic", "options": {"litige": "never"}, "names": NAMES}, "bad_options"),
     ({"variant": "classic", "options": {"variant": "bulgarian"}, "names": NAMES},
      "bad_options"),
+    ({"variant": "coinche", "options": {"target_score": 10001}, "names": NAMES},
+     "bad_options"),  # a room's target is at most ten times the usual one
     ({"variant": "classic", "names": ["Ana", "Boris", "Vera", "\u202eGeorgi"]}, "name_bidi"),
 ])
 def test_a_bad_sheet_is_refused(client: TestClient, body: dict[str, Any], code: str) -> None:

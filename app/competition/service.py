@@ -41,8 +41,8 @@ async def create(db: Database, caller: Caller, body: TournamentCreate,
     if caller.kind != "account":
         raise Refused(ErrorCode.ACCOUNT_REQUIRED, "tournaments are made by accounts")
     try:
-        options = Options.make(body.variant, **body.options)
-    except (ValueError, TypeError) as exc:
+        options = Options.for_room(body.variant, **body.options)
+    except ValueError as exc:
         raise Refused(ErrorCode.BAD_OPTIONS, str(exc)) from None
     if body.format == Format.DUPLICATE and not options.reshuffle_each_deal:
         raise Refused(ErrorCode.DUPLICATE_NEEDS_SHUFFLE, "duplicate deals shuffled decks")

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.conftest import OpenPage
 from tests.e2e.harness import PHONE, ROOT
@@ -36,6 +36,8 @@ pytestmark = pytest.mark.e2e
 
 POINT_BID = re.compile(r"^(\d+|capot|generale)(C|D|H|S|SA|TA)$")
 MAX_TURNS = 200  # far more than one deal of the page's player
+LANDSCAPE = ViewportSize(width=844, height=390)
+EVERY_BID = {"allow_sa": "true", "allow_ta": "true", "generale": "true"}
 
 
 def coinche_table(page: Page, **options: str) -> str:
@@ -124,11 +126,15 @@ def test_the_auction_by_grid_and_a_deal_to_the_score_sheet(open_page: OpenPage,
     expect(page.locator("#contract")).to_be_visible()
 
 
-def test_the_bid_and_its_coinche_stay_in_sight_on_a_phone(open_page: OpenPage) -> None:
-    page = open_page(PHONE)
+@pytest.mark.parametrize("viewport", [PHONE, LANDSCAPE], ids=["upright", "sideways"])
+def test_the_bid_and_its_coinche_stay_in_sight_on_a_phone(open_page: OpenPage,
+                                                          viewport: ViewportSize) -> None:
+    """The widest grid (sans-atout, tout-atout and générale enabled: eleven values, six
+    strains) on a phone held either way: in sight, every cell inside the screen."""
+    page = open_page(viewport)
     frames = Frames.record(page)
     sign_in(page, "Ana")
-    coinche_table(page)
+    coinche_table(page, **EVERY_BID)
     for _ in range(MAX_TURNS):
         state = wait_for_something_to_do(page)
         if state.my_turn and state.phase == "auction":
@@ -140,6 +146,14 @@ def test_the_bid_and_its_coinche_stay_in_sight_on_a_phone(open_page: OpenPage) -
     grid = page.locator(".coinche-grid")
     if bids:
         expect(grid).to_be_in_viewport()
+        assert sorted(grid_calls(page)) == sorted(legal)
+        named = {(m[1], m[2]) for m in map(POINT_BID.match, bids) if m}
+        assert {"SA", "TA"} <= {strain for _, strain in named} and ("generale", "TA") in named
+        outside = grid.locator("button[data-action]").evaluate_all(
+            "cells => cells.filter(c => { const r = c.getBoundingClientRect();"
+            " return r.left < 0 || r.top < 0 || r.right > innerWidth"
+            " || r.bottom > innerHeight; }).map(c => c.dataset.action)")
+        assert outside == []
         act(page, state, bids[0])
         expect(page.locator("#contract")).to_have_attribute("data-contract", bids[0])
         expect(page.locator("#contract")).to_be_in_viewport()

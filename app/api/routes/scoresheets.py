@@ -109,7 +109,7 @@ async def create_sheet(body: SheetCreate, player: PlayerDep, database: DatabaseD
     """A new sheet for four names, a variant and its house rules."""
     try:
         scoresheets.options_of(body.variant, body.options)
-    except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
+    except ValueError as exc:
         raise ApiError(ErrorCode.BAD_OPTIONS, str(exc)) from None
     try:
         sheet = await store.create(database, uuid.uuid4().hex, player.id, body.variant,

@@ -98,8 +98,8 @@ async def create_table(
         raise TableError(ErrorCode.RATED_PRIVATE, "a rated table cannot be private")
     check_rated(body.rated, caller)
     try:
-        options = Options.make(body.variant, **body.options)
-    except (ValueError, TypeError) as exc:  # TypeError: a flag named "variant"
+        options = Options.for_room(body.variant, **body.options)
+    except ValueError as exc:
         raise TableError(ErrorCode.BAD_OPTIONS, str(exc)) from None
     config = TableConfig(
         name=body.name,
