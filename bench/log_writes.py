@@ -42,7 +42,8 @@ async def measure(url: str, tables: int, actions: int) -> str:
             await repo.create_match(f"m{number}", options.variant, {}, SEATS)
             await repo.start_deal(f"m{number}", 0, 0, deck)
         commits: list[int] = []
-        event.listen(database.engine.sync_engine, "commit", lambda _: commits.append(1))
+        for engine in database.engines:
+            event.listen(engine, "commit", lambda _: commits.append(1))
 
         async def table(number: int) -> None:
             for seq in range(actions):  # the same pass, over and over: only the row counts

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import MISSING, dataclass, field, fields
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import (
@@ -183,7 +184,7 @@ class Options(ABC):
 
     def applicable(self) -> dict[str, Any]:
         """Every flag of this variant, with its value."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+        return {name: getattr(self, name) for name in _flag_names(type(self))}
 
     # ------------------------------------------------------------- rules
 
@@ -265,3 +266,9 @@ class Options(ABC):
         if result.outcome == REDEAL or max(totals) < target or totals[0] == totals[1]:
             return MatchProgress(totals, target, None)
         return MatchProgress(totals, target, 0 if totals[0] > totals[1] else 1)
+
+
+@cache
+def _flag_names(rules: type[Options]) -> tuple[str, ...]:
+    """The flags of a variant's rules, in order: read for every message a table sends."""
+    return tuple(f.name for f in fields(rules) if f.init)

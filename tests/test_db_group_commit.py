@@ -5,11 +5,9 @@ committed, and a write the database refuses fails alone, its batch written witho
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
-from sqlalchemy import event, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, event, select
 
 from app.db import models
 from app.db.group import GroupCommit
@@ -30,9 +28,10 @@ TABLES = 12
 
 
 def counting_commits(db: Database) -> list[int]:
-    """A list that grows by one at each commit of ``db``'s engine."""
+    """A list that grows by one at each commit of ``db``'s engines."""
     commits: list[int] = []
-    event.listen(db.engine.sync_engine, "commit", lambda conn: commits.append(1))
+    for engine in db.engines:
+        event.listen(engine, "commit", lambda conn: commits.append(1))
     return commits
 
 
@@ -150,8 +149,8 @@ def meta(match_id: str) -> MatchMeta:
 
 
 class Transactions:
-    """A stand-in for ``Database.write``: each transaction commits only when the test
-    lets it (``release``), or fails its commit with ``fail``."""
+    """A stand-in for ``Database.transaction``: each transaction commits only when the
+    test lets it (``release``), or fails its commit with ``fail``."""
 
     def __init__(self) -> None:
         self.commits: list[list[str]] = []  # what each committed transaction held
@@ -159,11 +158,10 @@ class Transactions:
         self.release = asyncio.Event()
         self.fail: Exception | None = None
 
-    @contextlib.asynccontextmanager
-    async def __call__(self) -> AsyncIterator[AsyncConnection]:
+    async def __call__(self, work: Callable[[Connection], None]) -> None:
         held: list[str] = []
         self.open = held
-        yield held  # type: ignore[misc]  # the works below take it as their connection
+        work(held)  # type: ignore[arg-type]  # the works below take it as their connection
         await self.release.wait()
         self.open = None
         if self.fail is not None:
@@ -171,9 +169,9 @@ class Transactions:
         self.commits.append(held)
 
 
-def noting(name: str) -> Callable[[AsyncConnection, bool], Awaitable[None]]:
+def noting(name: str) -> Callable[[Connection, bool], None]:
     """A write that puts ``name`` in its transaction's list."""
-    async def work(conn: AsyncConnection, inserted: bool) -> None:
+    def work(conn: Connection, inserted: bool) -> None:
         conn.append(name)  # type: ignore[attr-defined]
     return work
 

@@ -10,6 +10,9 @@ that holds it has committed.
 A write that inserts a row (an action, a deal) names it (:class:`Row`): the batch's rows
 go into one multi-row ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` their keys, and each
 write's own check then learns whether its row went in (a retry finds it there already).
+A batch is plain synchronous work on a connection, handed to the database whole
+(:meth:`app.db.session.Database.transaction`): on SQLite it runs in the log's own thread
+in one go, so a transaction is not a string of trips through a busy event loop.
 
 A write the database refuses (a bug: a misplaced action, a fenced match) must not take
 the others down with it: the transaction is rolled back, that write alone is answered
@@ -23,19 +26,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection
 
 from ..metrics import LOG_BATCH, LOG_WRITE
 from ..storage import StorageUnavailable
 
-Work = Callable[[AsyncConnection, bool], Awaitable[None]]  # (its row went in) -> None
-Begin = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
-MAX_BATCH = 64  # writes in one transaction: bounds the loop's work between two awaits (its
-# rows are bound in one go), the transaction's time, and a refusal's retries
+Work = Callable[[Connection, bool], None]  # (its row went in) -> None
+# Runs its argument in one transaction, committed; raises what refused it.
+Transaction = Callable[[Callable[[Connection], None]], Awaitable[None]]
+MAX_BATCH = 64  # writes in one transaction: bounds the work done at once (on the loop, for
+# PostgreSQL: its rows are bound in one go), the transaction's time, and a refusal's retries
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,24 +58,40 @@ class _Write:
     done: asyncio.Future[None]
     queued: float
 
-    async def run(self, conn: AsyncConnection, inserted: set[tuple[Any, ...]] | None) -> None:
+    def run(self, conn: Connection, inserted: set[tuple[Any, ...]] | None) -> None:
         """The write in the batch's transaction; ``inserted`` the keys the batch's rows
         put in, None to insert its own row first (a batch written one row at a time)."""
         if self.row is None:
-            await self.work(conn, True)
+            self.work(conn, True)
         elif inserted is None:
-            result = await conn.execute(self.row.statement, self.row.values)
-            await self.work(conn, result.first() is not None)
+            self.work(conn, conn.execute(self.row.statement, self.row.values).first() is not None)
         else:
-            await self.work(conn, self.row.key in inserted)
+            self.work(conn, self.row.key in inserted)
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """One transaction's go at a batch, its rows in one statement if ``together``;
+    ``culprit`` is the write whose work raised, None if the statement or the commit did."""
+
+    batch: list[_Write]
+    together: bool
+    culprit: _Write | None = field(default=None)
+
+    def __call__(self, conn: Connection) -> None:
+        inserted = _insert(conn, self.batch) if self.together else None
+        for write in self.batch:
+            self.culprit = write
+            write.run(conn, inserted)
+        self.culprit = None
 
 
 class GroupCommit:
-    """Runs each :meth:`write` inside a shared transaction of ``begin`` (which commits on
-    exit), one transaction at a time, the next gathering what came in meanwhile."""
+    """Runs each :meth:`write` inside a shared ``transaction``, one transaction at a time,
+    the next gathering what came in meanwhile."""
 
-    def __init__(self, begin: Begin) -> None:
-        self._begin = begin
+    def __init__(self, transaction: Transaction) -> None:
+        self._transaction = transaction
         self._pending: list[_Write] = []
         self._flusher: asyncio.Task[None] | None = None
 
@@ -113,15 +132,11 @@ class GroupCommit:
         together = True
         while batch:
             LOG_BATCH.observe(len(batch))
-            culprit: _Write | None = None
+            attempt = _Attempt(batch, together)
             try:
-                async with self._begin() as conn:
-                    inserted = await _insert(conn, batch) if together else None
-                    for write in batch:
-                        culprit = write
-                        await write.run(conn, inserted)
-                    culprit = None
+                await self._transaction(attempt)
             except Exception as exc:
+                culprit = attempt.culprit
                 if isinstance(exc, StorageUnavailable):
                     _fail(batch, exc)  # the database, not one write: all are retried
                     return
@@ -142,7 +157,7 @@ class GroupCommit:
             return
 
 
-async def _insert(conn: AsyncConnection, batch: list[_Write]) -> set[tuple[Any, ...]]:
+def _insert(conn: Connection, batch: list[_Write]) -> set[tuple[Any, ...]]:
     """Every row of ``batch``, one statement for each kind; the keys that went in."""
     by_statement: dict[int, list[Row]] = {}
     for write in batch:
@@ -150,7 +165,7 @@ async def _insert(conn: AsyncConnection, batch: list[_Write]) -> set[tuple[Any, 
             by_statement.setdefault(id(write.row.statement), []).append(write.row)
     inserted: set[tuple[Any, ...]] = set()
     for rows in by_statement.values():
-        result = await conn.execute(rows[0].statement, [row.values for row in rows])
+        result = conn.execute(rows[0].statement, [row.values for row in rows])
         inserted.update(tuple(key) for key in result)
     return inserted
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import Options
@@ -105,11 +105,11 @@ class Repository:
         row = Row(self._new_deal, {"match_id": match_id, "idx": index, "dealer": dealer,
                                    "deck": text, "started_at": at or now()}, (match_id, index))
 
-        async def check(conn: AsyncConnection, inserted: bool) -> None:
-            await _fence(conn, match_id, epoch)
+        def check(conn: Connection, inserted: bool) -> None:
+            _fence(conn, match_id, epoch)
             if not inserted:
-                logged = (await conn.execute(select(d.dealer, d.deck).where(
-                    d.match_id == match_id, d.idx == index))).one()
+                logged = conn.execute(select(d.dealer, d.deck).where(
+                    d.match_id == match_id, d.idx == index)).one()
                 if tuple(logged) != (dealer, text):
                     raise StorageError(f"match {match_id!r}: deal {index} is logged otherwise")
 
@@ -133,11 +133,11 @@ class Repository:
             "action": entry.action, "actor": entry.by, "version": entry.version,
             "at": at or now()}, (match_id, deal_index, seq))
 
-        async def check(conn: AsyncConnection, inserted: bool) -> None:
-            await _fence(conn, match_id, epoch)
+        def check(conn: Connection, inserted: bool) -> None:
+            _fence(conn, match_id, epoch)
             if not inserted:
-                logged = (await conn.execute(select(a.seat, a.action, a.actor, a.version).where(
-                    a.match_id == match_id, a.deal_idx == deal_index, a.seq == seq))).one()
+                logged = conn.execute(select(a.seat, a.action, a.actor, a.version).where(
+                    a.match_id == match_id, a.deal_idx == deal_index, a.seq == seq)).one()
                 if LoggedAction(*logged) != entry:
                     raise StorageError(
                         f"match {match_id!r}: deal {deal_index} action {seq} is logged otherwise")
@@ -150,7 +150,7 @@ class Repository:
         """Note in ``meta`` that a human left during the match (the seats row keeps who
         played, for history): a restart must give the seat to a bot."""
         async with self.db.write() as conn:
-            await _fence(conn, match_id, epoch)
+            await conn.run_sync(_fence, match_id, epoch)
             meta = (await _meta(conn, match_id)).left_seat(seat, version)
             await conn.execute(
                 update(models.Match).where(models.Match.id == match_id)
@@ -165,9 +165,9 @@ class Repository:
         Group-committed, as the actions."""
         values = {"finished_at": at or now(), **result_columns(result)}
 
-        async def work(conn: AsyncConnection, _: bool) -> None:
-            await _fence(conn, match_id, epoch)
-            done = await conn.execute(
+        def work(conn: Connection, _: bool) -> None:
+            _fence(conn, match_id, epoch)
+            done = conn.execute(
                 update(models.Deal)
                 .where(models.Deal.match_id == match_id, models.Deal.idx == index)
                 .values(values)
@@ -188,7 +188,7 @@ class Repository:
         whoever closes it; one that raises fails the write, and the match stays on."""
         m = models.Match
         async with self.db.write() as conn:
-            await _fence(conn, match_id, epoch)
+            await conn.run_sync(_fence, match_id, epoch)
             finished_at = at or now()
             values: dict[str, Any] = {"finished_at": finished_at, "end_reason": end.reason.value,
                                       "total0": end.totals[0], "total1": end.totals[1],
@@ -273,14 +273,14 @@ async def _meta(conn: AsyncConnection, match_id: str) -> MatchMeta:
     return MatchMeta.model_validate(meta)
 
 
-async def _fence(conn: AsyncConnection, match_id: str, epoch: int | None) -> None:
+def _fence(conn: Connection, match_id: str, epoch: int | None) -> None:
     """In a cluster, refuse a write of a node whose hold on the match has passed to another
     (``Fenced``).  The row stays share-locked until the write commits, so a takeover (an
     UPDATE of the epoch) waits for it and then reads a log that holds it."""
     if epoch is None:
         return
     m = models.Match
-    held = await conn.scalar(select(m.epoch).where(m.id == match_id).with_for_update(read=True))
+    held = conn.scalar(select(m.epoch).where(m.id == match_id).with_for_update(read=True))
     if held != epoch:
         raise Fenced(f"match {match_id!r} is another node's now (epoch {held}, not {epoch})")
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy import event, exc
+from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import (
@@ -28,7 +29,7 @@ from ..metrics import DB_WRITE
 from ..storage import StorageError as StorageError
 from ..storage import StorageUnavailable as StorageUnavailable
 from .group import GroupCommit
-from .url import async_url, ensure_sqlite_dir
+from .url import async_url, ensure_sqlite_dir, sqlite_path
 
 # Seconds: PostgreSQL's connect timeout, SQLite's wait for a lock held by another process.
 # A dead server must fail a write fast (StorageUnavailable), not hang a table.
@@ -123,8 +124,23 @@ class Database:
         self._write_lock: contextlib.AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if self.url.get_backend_name() == "sqlite" else contextlib.nullcontext()
         )
+        # A SQLite file's log transactions run whole in a thread of their own (one hand-off
+        # each, where aiosqlite makes six, every one a turn of a loop that may be busy).
+        self._log_engine: Engine | None = None
+        self._log_thread: ThreadPoolExecutor | None = None
+        if sqlite_path(self.url) is not None:
+            self._log_engine = create_engine(self.url.set(drivername="sqlite"),
+                                             connect_args={"timeout": CONNECT_TIMEOUT})
+            event.listen(self._log_engine, "connect", _sqlite_pragmas)
+            self._log_thread = ThreadPoolExecutor(1, thread_name_prefix="log-writer")
         # The match log's writes, every table's gathered into one transaction at a time.
-        self.log = GroupCommit(self.write)
+        self.log = GroupCommit(self.transaction)
+
+    @property
+    def engines(self) -> tuple[Engine, ...]:
+        """The engines that write: the app's, and the log's own where it has one."""
+        own = () if self._log_engine is None else (self._log_engine,)
+        return (self.engine.sync_engine, *own)
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
@@ -133,6 +149,23 @@ class Database:
             with DB_WRITE.time(), translate_errors():
                 async with self.engine.begin() as conn:
                     yield conn
+
+    async def transaction(self, work: Callable[[Connection], None]) -> None:
+        """``work`` in one short transaction, committed after it; driver errors become ours.
+        Synchronous work, so that a SQLite file's runs whole in the log's thread."""
+        if self._log_thread is None:
+            async with self.write() as conn:
+                await conn.run_sync(work)
+            return
+        async with self._write_lock:
+            with DB_WRITE.time(), translate_errors():
+                await asyncio.get_running_loop().run_in_executor(self._log_thread, self._run,
+                                                                 work)
+
+    def _run(self, work: Callable[[Connection], None]) -> None:
+        assert self._log_engine is not None
+        with self._log_engine.begin() as conn:
+            work(conn)
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -144,3 +177,8 @@ class Database:
     async def dispose(self) -> None:
         await self.log.close()
         await self.engine.dispose()
+        if self._log_thread is not None and self._log_engine is not None:
+            # SQLite's connections are closed by the thread that made them.
+            await asyncio.get_running_loop().run_in_executor(self._log_thread,
+                                                             self._log_engine.dispose)
+            self._log_thread.shutdown()

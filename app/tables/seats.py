@@ -43,7 +43,7 @@ class Seat:
         return matchlog.Seat(SeatKind.BOT, "Bot", level=self.level)
 
     def public(self, variant: str) -> SeatPublic:
-        return SeatPublic(
+        return SeatPublic.model_construct(
             kind=self.kind,
             name=None if self.player is None else self.player.name,
             player=None if self.player is None else self.player.id,
