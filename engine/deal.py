@@ -45,7 +45,7 @@ from .cards import (
     names,
 )
 from .declarations import COMBOS, DeclarationRules, decompositions, open_combos, resolve
-from .options import Cuts, Options
+from .options import Cuts, Options, Packet
 from .scoring import LAST_TRICK, Tally
 
 
@@ -161,7 +161,7 @@ class Deal:
         self.dealer = dealer
         self.deck = tuple(deck)
         self.hands = [0, 0, 0, 0]
-        self._deal_packets(0, options.deal_shape()[0])
+        self._deal_packets(options.packets)
         self.dealt: list[Mask] = []  # the eight-card hands, once complete
         self.phase = AUCTION
         self.to_move = (dealer + 1) % 4
@@ -197,29 +197,24 @@ class Deal:
 
     # ----------------------------------------------------------------- dealing
 
-    def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
-        """Packets from ``deck[start:]`` to the seats in turn, from the eldest."""
-        hands, deck = self.hands, self.deck
-        seat, pos = self.dealer, start
-        for size in sizes:
+    def _deal_packets(self, packets: tuple[Packet, ...]) -> None:
+        """Each seat its cards of ``packets`` (:attr:`Options.packets`), from the eldest."""
+        hands, deck, seat = self.hands, self.deck, self.dealer
+        for cards in packets:
             seat = (seat + 1) & 3
-            packet = 0
-            for card in deck[pos:pos + size]:
-                packet |= BIT[card]
-            hands[seat] |= packet
-            pos += size
+            if cards is not None:
+                packet = 0
+                for card in cards(deck):
+                    packet |= BIT[card]
+                hands[seat] |= packet
 
     def _complete(self) -> None:
         """After the auction: the turned card to the taker, the last packets (the taker's
         one card short for it), then play starts with the eldest."""
         options = self.options
-        before, after = options.deal_shape()
-        start, sizes = sum(before), list(after)
         if self.turned is not None:
-            self.hands[self.declarer] |= 1 << self.turned
-            sizes[(self.declarer - self.dealer - 1) % 4] -= 1
-            start += 1
-        self._deal_packets(start, sizes)
+            self.hands[self.declarer] |= BIT[self.turned]
+        self._deal_packets(options.last_packets[(self.declarer - self.dealer - 1) & 3])
         self.dealt = list(self.hands)
         self._legal = -1
         self._beats = options.beats[self.contract]

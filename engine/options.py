@@ -12,8 +12,10 @@ it is.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import (
@@ -78,6 +80,20 @@ def cut_table(no_undertrump_partner: bool, must_undertrump: bool) -> tuple[tuple
         for contract in range(6))
 
 
+Packet = Callable[[Sequence[int]], tuple[int, ...]] | None  # a seat's cards of a deck
+
+
+def _packets(start: int, sizes: Sequence[int]) -> tuple[Packet, ...]:
+    """Packets of ``sizes`` dealt in turn from ``deck[start]``, seat by seat from the eldest:
+    a getter of the seat's cards from a deck (its first place twice, so that even one card
+    comes as a tuple), or None for a seat dealt nothing."""
+    places: list[list[int]] = [[], [], [], []]
+    for i, size in enumerate(sizes):
+        places[i % 4] += range(start, start + size)
+        start += size
+    return tuple(itemgetter(*where, where[0]) if where else None for where in places)
+
+
 TARGET_FACTOR = 10  # a room's target is at most ten times the variant's usual one
 
 
@@ -139,12 +155,23 @@ class Options(ABC):
     belot_cards: tuple[Mask, ...] = _derived()
     # The legal cards of a trick under the ruff rule, per contract (:func:`cut_table`).
     cuts: tuple[tuple[Cuts, ...], ...] = _derived()
+    # deal_shape() as getters of each seat's cards (:func:`_packets`), before the auction
+    # and after it, per taker from the eldest (who may have a turned card instead of one).
+    packets: tuple[Packet, ...] = _derived()
+    last_packets: tuple[tuple[Packet, ...], ...] = _derived()
 
     def __post_init__(self) -> None:
         partner, under = self.ruff_rule()
         object.__setattr__(self, "no_undertrump_partner", partner)
         object.__setattr__(self, "must_undertrump", under)
         object.__setattr__(self, "cuts", cut_table(partner, under))
+        before, after = self.deal_shape()
+        start = sum(before) + self.turns_card
+        object.__setattr__(self, "packets", _packets(0, before))
+        object.__setattr__(self, "last_packets", tuple(
+            _packets(start, [size - (self.turns_card and seat == taker)
+                             for seat, size in enumerate(after)])
+            for taker in range(4)))
         object.__setattr__(self, "points", self.point_table())
         object.__setattr__(self, "beats", BEATS)
         object.__setattr__(self, "belot_cards", self.belot_table())
