@@ -19,6 +19,7 @@ from ai import Level
 from engine import Match, Options, card_name, parse_card
 from engine.actions import Action
 from engine.cards import Card
+from engine.deal import history_entry
 from engine.match import collector_paused
 from engine.record import RecordError
 
@@ -152,7 +153,7 @@ def replay(options: Options, deals: Sequence[DealLog], *, seed: int | None = Non
                 match.start_deal(deal.deck)
             except ValueError as e:  # IllegalActionError included
                 raise RecordError(i, 0, str(e)) from None
-            actions = [(entry.seat, entry.action) for entry in deal.actions]
+            actions = [history_entry(entry.seat, entry.action) for entry in deal.actions]
             j = 0
             while (j := match.apply_actions(actions, j)) < len(actions):
                 try:

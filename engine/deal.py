@@ -45,7 +45,7 @@ from .cards import (
     names,
 )
 from .declarations import COMBOS, DeclarationRules, decompositions, open_combos, resolve
-from .options import Options
+from .options import Cuts, Options, Packet
 from .scoring import LAST_TRICK, Tally
 
 
@@ -67,6 +67,16 @@ _SEATS = range(4)
 # the garbage collector off far less often.
 HISTORY_ENTRY = tuple(tuple((seat, action) for seat in range(4))
                       for action in range(SURCOINCHE + 1))
+
+
+def history_entry(seat: int, action: Action) -> tuple[int, Action]:
+    """``(seat, action)`` as a history keeps it: the entry of :data:`HISTORY_ENTRY` where
+    both are ints in range (the only pairs :meth:`Deal.play_cards` takes), else a pair of
+    their own (left to the checked path, which says why it refuses them)."""
+    if type(seat) is int and type(action) is int and 0 <= seat < 4 \
+            and 0 <= action <= SURCOINCHE:
+        return HISTORY_ENTRY[action][seat]
+    return seat, action
 
 
 def trick_state(
@@ -97,26 +107,9 @@ def legal_cards(
     """
     if not trick:
         return hand
-    led = trick[0] >> 3
-    follow = hand & SUIT_MASK[led]
-    if follow:
-        if contract == ALL_TRUMPS or led == contract:
-            return follow & options.beats[contract][win_card] or follow
-        return follow
-    trumps = hand & RUFFS[contract]
-    if not trumps:
-        return hand
-    ruffed = BIT[win_card] & RUFFS[contract]
-    if partner_winning:
-        if not ruffed or not options.no_undertrump_partner:
-            return hand
-        return (hand & ~trumps) | (trumps & options.beats[contract][win_card]) or hand
-    if ruffed:
-        over = trumps & options.beats[contract][win_card]
-        if over:
-            return over
-        return trumps if options.must_undertrump else hand
-    return trumps
+    a, b, c = options.cuts[contract][(trick[0] >> 3) << 6 | win_card << 1
+                                     | (not partner_winning)]
+    return hand & a or hand & b or hand & c or hand
 
 
 class Deal:
@@ -126,6 +119,8 @@ class Deal:
         "_beats",
         "_belot_cards",
         "_belot_follows",
+        "_belot_plays",
+        "_cuts",
         "_decl",
         "_legal",
         "_open",
@@ -166,7 +161,7 @@ class Deal:
         self.dealer = dealer
         self.deck = tuple(deck)
         self.hands = [0, 0, 0, 0]
-        self._deal_packets(0, options.deal_shape()[0])
+        self._deal_packets(options.packets)
         self.dealt: list[Mask] = []  # the eight-card hands, once complete
         self.phase = AUCTION
         self.to_move = (dealer + 1) % 4
@@ -189,9 +184,11 @@ class Deal:
         self.belots: list[tuple[int, int]] = []  # (seat, suit)
         self._decl: list[list[frozenset[int]] | None] = [None] * 4
         self._open: list[list[Action] | None] = [None] * 4  # _announceable(seat), once known
-        self._undo: list[tuple[int, Action, int, Card]] = []  # (seat, action, win_seat, win_card)
+        self._belot_plays: list[int] = []  # how many cards had been played before each belot
+        self._undo: list[tuple[int, Card]] = []  # (win_seat, win_card) each winner displaced
         self._legal = 0  # legal_card_mask() of this position, -1 until computed
-        self._beats: tuple[Mask, ...] = ()  # BEATS and POINTS of the contract, once known
+        self._beats: tuple[Mask, ...] = ()  # BEATS, POINTS, cuts of the contract, once known
+        self._cuts: tuple[Cuts, ...] = ()
         self._points: tuple[int, ...] = ()
         self._belot_cards = 0  # the cards that may form a belot in the contract
         self._belot_follows = False  # whether a belot card must lead or follow suit
@@ -200,32 +197,28 @@ class Deal:
 
     # ----------------------------------------------------------------- dealing
 
-    def _deal_packets(self, start: int, sizes: Sequence[int]) -> None:
-        """Packets from ``deck[start:]`` to the seats in turn, from the eldest."""
-        hands, deck = self.hands, self.deck
-        seat, pos = self.dealer, start
-        for size in sizes:
+    def _deal_packets(self, packets: tuple[Packet, ...]) -> None:
+        """Each seat its cards of ``packets`` (:attr:`Options.packets`), from the eldest."""
+        hands, deck, seat = self.hands, self.deck, self.dealer
+        for cards in packets:
             seat = (seat + 1) & 3
-            packet = 0
-            for card in deck[pos:pos + size]:
-                packet |= BIT[card]
-            hands[seat] |= packet
-            pos += size
+            if cards is not None:
+                packet = 0
+                for card in cards(deck):
+                    packet |= BIT[card]
+                hands[seat] |= packet
 
     def _complete(self) -> None:
         """After the auction: the turned card to the taker, the last packets (the taker's
         one card short for it), then play starts with the eldest."""
         options = self.options
-        before, after = options.deal_shape()
-        start, sizes = sum(before), list(after)
         if self.turned is not None:
-            self.hands[self.declarer] |= 1 << self.turned
-            sizes[(self.declarer - self.dealer - 1) % 4] -= 1
-            start += 1
-        self._deal_packets(start, sizes)
+            self.hands[self.declarer] |= BIT[self.turned]
+        self._deal_packets(options.last_packets[(self.declarer - self.dealer - 1) & 3])
         self.dealt = list(self.hands)
         self._legal = -1
         self._beats = options.beats[self.contract]
+        self._cuts = options.cuts[self.contract]
         self._points = options.points[self.contract]
         self._belot_cards = options.belot_cards[self.contract]
         self._belot_follows = (self.contract == ALL_TRUMPS
@@ -248,17 +241,14 @@ class Deal:
         return None if self.phase == OVER else self.to_move
 
     def legal_card_mask(self) -> Mask:
-        """The cards the player to move may play now; no card outside the play phase."""
+        """The cards the player to move may play now; no card outside the play phase.
+        :meth:`push` works it out for the next card; this, after anything else."""
         legal = self._legal
         if legal < 0:
             seat = self.to_move
-            legal = self.hands[seat]
-            if self.trick:
-                legal = legal_cards(
-                    legal, self.trick, self.win_card, (self.win_seat - seat) & 1 == 0,
-                    self.contract, self.options,
-                )
-            self._legal = legal
+            legal = self._legal = legal_cards(
+                self.hands[seat], self.trick, self.win_card, (self.win_seat - seat) & 1 == 0,
+                self.contract, self.options)
         return legal
 
     def legal_calls(self) -> list[Action]:
@@ -376,22 +366,27 @@ class Deal:
         :meth:`push`); the index of the first one left (``stop`` if none).  The replays' loop
         (:meth:`Match.apply_actions <engine.match.Match.apply_actions>`, which scores a
         deal this ends): anything else is left to :meth:`apply`, which says why it is
-        refused, if it is."""
+        refused, if it is.  A pair is taken only if it is the history's own entry
+        (:func:`history_entry`), so that its seat and card are ints in range, never True
+        or 1.0; the legal mask each :meth:`push` leaves is read, not asked for."""
         if self.phase is not PLAY:
             return start
         stop = min(stop, start + 32 - 4 * len(self.tricks) - len(self.trick))
-        entry, history, push, legal_mask = HISTORY_ENTRY, self.history, self.push, \
-            self.legal_card_mask
-        for j in range(start, stop):
-            seat, card = actions[j]
-            # ``is``: the seat the int itself, never True or 1.0 (CPython keeps one 0..3
-            # each); an equal seat that is not the same object takes the checked path.  A
-            # card with belot or any other action (32 and up) has no bit in the mask.
-            if seat is not self.to_move or type(card) is not int or card < 0 \
-                    or not legal_mask() >> card & 1:
-                return j
-            history.append(entry[card][seat])
-            push(card)
+        entries, history, push = HISTORY_ENTRY, self.history, self.push
+        self.legal_card_mask()  # known from here on
+        j = start
+        try:
+            for j in range(start, stop):
+                pair = actions[j]
+                seat, card = pair
+                # a card with belot or any other action (32 and up) has no bit in the mask
+                if pair is not entries[card][seat] or seat is not self.to_move \
+                        or not self._legal >> card & 1:
+                    return j
+                history.append(pair)
+                push(card)
+        except (TypeError, ValueError, IndexError):  # no pair, or no entry's seat and action
+            return j
         return max(start, stop)
 
     def _bad_call(self, action: Action) -> errors.IllegalActionError:
@@ -465,48 +460,62 @@ class Deal:
         self._open[seat] = None
 
     def push(self, action: Action) -> None:
-        """Play a card (``BELOT + card`` to announce belot with it) without any check.
+        """Play a card (``BELOT + card`` to announce belot with it) without any check, and
+        work out the legal cards of the next one (:meth:`legal_card_mask`).
 
-        It keeps only what :meth:`pop` needs: the points and winners of the tricks are
-        read off :attr:`tricks` when asked for (:attr:`points`, :attr:`tricks_won`)."""
+        It keeps only what :meth:`pop` cannot read off the trick and the tricks: the winner
+        a card displaces (and where each belot was).  The points and winners of the tricks
+        are read off :attr:`tricks` when asked for (:attr:`points`, :attr:`tricks_won`)."""
         seat = self.to_move
         card = action & 31
+        bit = BIT[card]
+        hands = self.hands
+        hands[seat] ^= bit
         trick = self.trick
-        win_card = self.win_card
-        self._undo.append((seat, action, self.win_seat, win_card))
-        self._legal = -1
-        self.hands[seat] ^= BIT[card]
         if action >= BELOT:
             self.belots.append((seat, card >> 3))
-        if not trick or self._beats[win_card] & BIT[card]:
-            self.win_seat = seat
+            self._belot_plays.append(4 * len(self.tricks) + len(trick))
+        if not trick or self._beats[self.win_card] & bit:
+            self._undo.append((self.win_seat, self.win_card))
+            self.win_seat = win_seat = seat
             self.win_card = card
+        else:
+            win_seat = self.win_seat
         trick.append(card)
         if len(trick) < 4:
-            self.to_move = (seat + 1) & 3
+            seat = self.to_move = (seat + 1) & 3
+            hand = hands[seat]  # legal_cards, its cuts looked up from the deal's fields
+            a, b, c = self._cuts[(trick[0] >> 3) << 6 | self.win_card << 1 | (win_seat ^ seat) & 1]
+            self._legal = hand & a or hand & b or hand & c or hand
             return
         tricks = self.tricks
         tricks.append((self.leader, tuple(trick)))
         if len(tricks) == 8:
             self.phase = OVER
         self.trick = []
-        self.leader = self.to_move = self.win_seat
+        self.leader = self.to_move = win_seat
+        self._legal = hands[win_seat]
 
     def pop(self) -> None:
-        """Undo the last :meth:`push`."""
-        seat, action, self.win_seat, self.win_card = self._undo.pop()
-        self.to_move = seat
-        self.hands[seat] |= BIT[action & 31]
-        self._legal = -1
-        if action >= BELOT:
-            self.belots.pop()
+        """Undo the last :meth:`push`: its card is the trick's last, its seat the one that
+        many places after the leader, and the winner before it, where it was that card,
+        the one it displaced."""
         trick = self.trick
         if trick:
-            trick.pop()
-            return
-        self.leader, (first, second, third, _) = self.tricks.pop()
-        self.trick = [first, second, third]
-        self.phase = PLAY
+            card = trick.pop()
+        else:
+            self.leader, (first, second, third, card) = self.tricks.pop()
+            trick = self.trick = [first, second, third]
+            self.phase = PLAY
+        seat = self.to_move = (self.leader + len(trick)) & 3
+        self.hands[seat] |= BIT[card]
+        self._legal = -1
+        if card == self.win_card:
+            self.win_seat, self.win_card = self._undo.pop()
+        plays = self._belot_plays
+        if plays and plays[-1] == 4 * len(self.tricks) + len(trick):
+            plays.pop()
+            self.belots.pop()
 
     # ----------------------------------------------------------------- results
 

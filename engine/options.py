@@ -12,19 +12,24 @@ it is.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import (
     ALL_TRUMPS,
     BEATS,
+    BIT,
     CONTRACT_NAMES,
+    FULL_DECK,
     KING,
     NO_TRUMPS,
     POINTS,
     QUEEN,
     RANK_MASK,
+    RUFFS,
     SUIT_MASK,
     Mask,
 )
@@ -41,6 +46,53 @@ _KQ = RANK_MASK[KING] | RANK_MASK[QUEEN]
 # The cards that may form a belot, per contract: K and Q of the trump suit, of every
 # suit in all trumps, none in no trumps.
 BELOT_CARDS: tuple[Mask, ...] = (*(_KQ & SUIT_MASK[k] for k in range(4)), 0, _KQ)
+
+Cuts = tuple[Mask, Mask, Mask]
+
+
+def _cuts(led: int, win_card: int, partner_winning: bool, contract: Contract,
+          no_undertrump_partner: bool, must_undertrump: bool) -> Cuts:
+    """The legal cards of RULES §5.2/§5.3 as three masks to cut a hand by, in turn: a seat
+    may play its cards in the first of them that holds any, else any card.  ``led`` is the
+    suit led, ``win_card`` the card winning the trick, ``partner_winning`` whether it is
+    the mover's partner's."""
+    suit, over = SUIT_MASK[led], BEATS[contract][win_card]
+    if contract == ALL_TRUMPS or led == contract:  # follow and beat, else follow
+        return suit & over, suit, FULL_DECK
+    trumps = RUFFS[contract]
+    ruffed = BIT[win_card] & trumps
+    if partner_winning:  # follow; a partner's ruff may have to be over-trumped, not under
+        return suit, (FULL_DECK & ~trumps | trumps & over
+                      if ruffed and no_undertrump_partner else FULL_DECK), FULL_DECK
+    if ruffed:  # follow, else over-trump, else (where compulsory) under-trump
+        return suit, trumps & over, trumps if must_undertrump else FULL_DECK
+    return suit, trumps, FULL_DECK  # follow, else trump
+
+
+@cache
+def cut_table(no_undertrump_partner: bool, must_undertrump: bool) -> tuple[tuple[Cuts, ...], ...]:
+    """:func:`_cuts` of every trick per contract, at ``led << 6 | win_card << 1 | p``, where
+    ``p`` is 0 when the winning card is the mover's partner's, 1 when an opponent's: one
+    lookup instead of the rule's tests, for the legal mask of every card played."""
+    return tuple(
+        tuple(_cuts(i >> 6, i >> 1 & 31, not i & 1, contract, no_undertrump_partner,
+                    must_undertrump) for i in range(256))
+        for contract in range(6))
+
+
+Packet = Callable[[Sequence[int]], tuple[int, ...]] | None  # a seat's cards of a deck
+
+
+def _packets(start: int, sizes: Sequence[int]) -> tuple[Packet, ...]:
+    """Packets of ``sizes`` dealt in turn from ``deck[start]``, seat by seat from the eldest:
+    a getter of the seat's cards from a deck (its first place twice, so that even one card
+    comes as a tuple), or None for a seat dealt nothing."""
+    places: list[list[int]] = [[], [], [], []]
+    for i, size in enumerate(sizes):
+        places[i % 4] += range(start, start + size)
+        start += size
+    return tuple(itemgetter(*where, where[0]) if where else None for where in places)
+
 
 TARGET_FACTOR = 10  # a room's target is at most ten times the variant's usual one
 
@@ -102,11 +154,25 @@ class Options(ABC):
     points: tuple[tuple[int, ...], ...] = _derived()
     beats: tuple[tuple[Mask, ...], ...] = _derived()
     belot_cards: tuple[Mask, ...] = _derived()
+    # The legal cards of a trick under the ruff rule, per contract (:func:`cut_table`).
+    cuts: tuple[tuple[Cuts, ...], ...] = _derived()
+    # deal_shape() as getters of each seat's cards (:func:`_packets`), before the auction
+    # and after it, per taker from the eldest (who may have a turned card instead of one).
+    packets: tuple[Packet, ...] = _derived()
+    last_packets: tuple[tuple[Packet, ...], ...] = _derived()
 
     def __post_init__(self) -> None:
         partner, under = self.ruff_rule()
         object.__setattr__(self, "no_undertrump_partner", partner)
         object.__setattr__(self, "must_undertrump", under)
+        object.__setattr__(self, "cuts", cut_table(partner, under))
+        before, after = self.deal_shape()
+        start = sum(before) + self.turns_card
+        object.__setattr__(self, "packets", _packets(0, before))
+        object.__setattr__(self, "last_packets", tuple(
+            _packets(start, [size - (self.turns_card and seat == taker)
+                             for seat, size in enumerate(after)])
+            for taker in range(4)))
         object.__setattr__(self, "points", self.point_table())
         object.__setattr__(self, "beats", BEATS)
         object.__setattr__(self, "belot_cards", self.belot_table())

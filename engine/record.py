@@ -7,6 +7,7 @@ the replay tool and the tests all speak it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import add
 from typing import Any
 
 from .actions import (
@@ -42,6 +43,12 @@ _BID_BY_NAME = {action_name(a): a for a in range(BID, SURCOINCHE + 1) if is_call
 _CARD_ENTRIES = {name: HISTORY_ENTRY[card] for name, card in _CARD_BY_NAME.items()}
 _BID_ENTRIES = {name: HISTORY_ENTRY[action] for name, action in _BID_BY_NAME.items()}
 _UNREAD = (-1, -1)  # in place of an action read with its full checks
+# A deck's text, "7C 8C ...": 32 names and 31 spaces; each character of a rank or suit
+# column as its number (a suit's times 8), any other as 255.
+_DECK_TEXT, _SPACES = 32 * 3 - 1, " " * 31
+_RANK_CODES = bytes(RANKS.find(chr(b)) & 255 for b in range(256))
+_SUIT_CODES = bytes(SUITS.find(chr(b)) * 8 & 255 if chr(b) in SUITS else 255
+                    for b in range(256))
 
 
 class RecordError(ValueError):
@@ -216,6 +223,13 @@ def _engine_actions(actions: list[Any]) -> tuple[list[tuple[int, Action]], list[
 def _read_deck(i: int, text: Any) -> list[int]:
     if not isinstance(text, str):
         raise RecordError(i, 0, "deck must be a string of 32 cards")
+    if len(text) == _DECK_TEXT and text[2::3] == _SPACES and text.isascii():
+        # the ranks and suits a column each, translated to numbers at once: 255 and up
+        # for a character that is neither
+        data = text.encode()
+        deck = list(map(add, data[::3].translate(_RANK_CODES), data[1::3].translate(_SUIT_CODES)))
+        if len(set(deck)) == 32 and max(deck) < 32:
+            return deck
     parts = text.split(" ")
     try:
         deck = list(map(_CARD_BY_NAME.__getitem__, parts))
