@@ -143,6 +143,7 @@ def test_lifecycle(sqlite_url: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(FIXTURES_WITHIN + DONE_WITHIN)  # two starts and a review, then its wait
 def test_restart_resumes_the_jobs_in_hand(sqlite_url: str) -> None:
     # A server without workers stops with its job still queued in the database.
     settings = app_settings(database_url=sqlite_url, analysis_workers=0)

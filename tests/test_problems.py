@@ -40,6 +40,9 @@ from tests.test_db_support import opened, play_logged, run
 from .test_accounts import auth, make_client
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
+# The module's fixture reviews two matches in the first test's time: a few seconds alone,
+# past the default 120 s on a machine as loaded as a whole run makes it.
+pytestmark = pytest.mark.timeout(300)
 
 SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
 SEED = 1
