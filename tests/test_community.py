@@ -102,6 +102,33 @@ def test_one_is_told_when_the_other_invites_it(client: TestClient) -> None:
                         headers=auth(bo["token"])), 403, "not_seated_here")
 
 
+def test_the_inviter_is_told_of_a_decline_while_the_invitation_stands(
+        client: TestClient) -> None:
+    ana, bo, cy = sign_up(client, "ana"), sign_up(client, "bob"), sign_up(client, "cyd")
+    dan = sign_up(client, "dan")
+    table_id = Rest(client).table(ana, [ana, cy])  # Cy keeps it open while Ana stands up
+
+    def decline(who: Account, inviter: Account, table: str = table_id) -> Any:
+        return client.delete(f"/api/tables/{table}/invitations/{inviter['id']}",
+                             headers=auth(who["token"]))
+
+    with channel(client, ana) as ana_ws:
+        assert decline(bo, ana).status_code == 204
+        told = notice(ana_ws, "invitation_declined")
+        assert told["player"] == {"id": bo["id"], "name": "bob"}
+        assert told["table"] == table_id
+        # Ana up from her seat: the invitation is moot, and nobody is told of a decline.
+        assert client.delete(f"/api/tables/{table_id}/seats/0",
+                             headers=auth(ana["token"])).status_code == 200
+        assert decline(bo, ana).status_code == 204
+        Rest(client).sit(table_id, 0, ana, ana)
+        assert decline(dan, ana).status_code == 204
+        # Notices reach a channel in the order told: had Bo's been told, it came first.
+        assert notice(ana_ws, "invitation_declined")["player"]["id"] == dan["id"]
+    refused(decline(ana, ana), 422, "yourself")
+    refused(decline(bo, ana, "nosuchtable"), 404, "no_table")
+
+
 def test_invitations_have_a_rate_of_their_own(db_url: str) -> None:
     settings = app_settings(database_url=db_url, invitations_per_player="2/minute",
                             **limits({}))

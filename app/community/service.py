@@ -14,6 +14,7 @@ from ..db.reputation import reputations
 from ..db.session import Database
 from ..errors import ErrorCode
 from ..events import (
+    DeclinedNotice,
     FriendRequestNotice,
     InvitationNotice,
     QueuePartnerNotice,
@@ -152,6 +153,21 @@ class Community:
         await self.notices.tell(player_id, InvitationNotice(
             player=Someone(id=player.id, name=player.name), table=table.id,
             variant=info.variant))
+
+    async def decline(self, player: Player, table: Table, inviter: str) -> None:
+        """The player declines ``inviter``'s invitation to ``table``: the inviter is told
+        while the invitation still stands (it sits at the table, whose match has not
+        started), unless one of the two blocks the other.  Counted on the player's rate of
+        invitations, so that nobody floods another's notices with declines."""
+        if inviter == player.id:
+            raise CommunityError(ErrorCode.YOURSELF, "that is yourself")
+        seated = any(s.player is not None and s.player.id == inviter for s in table.seats)
+        standing = seated and table.status == TableStatus.WAITING
+        if not standing or await social.blocks_either(self._db, player.id, inviter):
+            return
+        await self._invitations.count(player.id)
+        await self.notices.tell(inviter, DeclinedNotice(
+            player=Someone(id=player.id, name=player.name), table=table.id))
 
     async def check_partner(self, player: Player, partner: str) -> None:
         """A queue partner: another player, neither blocking the other."""

@@ -193,6 +193,35 @@ def test_a_partner_prompt_kept_declined_then_accepted_and_reputation_on_the_plat
         page.context.close()
 
 
+@pytest.mark.parametrize("size", PROMPT_SIZES)
+def test_an_invitation_declined_is_said_to_the_inviter(
+        browser: Browser, server: Server, rest: httpx2.Client, size: str,
+        tmp_path: Path) -> None:
+    """Decline on the invitee's notice: the inviter, waiting at the table, reads who
+    declined in a word, and the invitee's notice is gone."""
+    ana, bob = account(rest, f"ana-no-{size}"), account(rest, f"bob-no-{size}")
+    waiting = call(rest, "POST", "/api/tables", ana, {"name": "come"})
+    call(rest, "PUT", f"/api/tables/{waiting['id']}/seats/0", ana)
+    inviter = opened(browser, server, ana, PROMPT_SIZES[size], f"/#/t/{waiting['id']}")
+    invitee = opened(browser, server, bob, PROMPT_SIZES[size], "/#/friends")
+    try:
+        expect(inviter.locator("#table")).to_have_attribute("data-table-id", waiting["id"])
+        expect(invitee.locator("[data-testid=friends-page]")).to_be_visible()
+        call(rest, "POST", f"/api/tables/{waiting['id']}/invitations", ana, {"player": bob["id"]})
+        notice = invitee.locator("[data-testid=notice-invitation]")
+        expect(notice).to_contain_text(f"ana-no-{size}")
+        notice.locator("[data-testid=notice-no]").click()  # Decline
+        expect(notice).to_have_count(0)
+        said = inviter.locator("#toasts .toast.info", has_text=f"bob-no-{size}")
+        expect(said).to_contain_text("declined your invitation")
+        inviter.screenshot(path=tmp_path / f"invitation-declined-{size}.png")
+        width = inviter.evaluate("document.documentElement.scrollWidth")
+        assert width <= PROMPT_SIZES[size]["width"]
+    finally:
+        invitee.context.close()
+        inviter.context.close()
+
+
 LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")  # app/static/js/i18n.js
 
 

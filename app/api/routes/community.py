@@ -143,6 +143,17 @@ async def invite(body: PlayerBody, table: TableDep, player: PlayerDep,
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
+@router.delete("/tables/{table_id}/invitations/{player_id}",
+               status_code=status.HTTP_204_NO_CONTENT)
+async def decline(player_id: PlayerPath, table: TableDep, player: PlayerDep,
+                  community: CommunityDep) -> Response:
+    """The caller declines ``player_id``'s invitation to the table: the inviter is sent an
+    `invitation_declined` notice while the invitation stands (it still sits at the waiting
+    table); after that there is nothing to decline, and nobody is told."""
+    await community.decline(player, table, player_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
 @router.get("/me/notices", response_model_exclude_none=True)
 async def kept_notices(player: PlayerDep, community: CommunityDep) -> NoticesOut:
     """The notices kept while the caller had no personal channel open (friend requests,

@@ -103,7 +103,9 @@ export function showNotice(notice) {
   } else if (notice.kind === "invitation") {
     card(notice, t("community.invitation", { name: who, variant: t(`variant.${notice.variant}`) }), [
       [t("community.join"), () => join(notice.table)],
-      [t("community.decline"), async () => {}]]);
+      [t("community.decline"), () => decline(notice)]]);
+  } else if (notice.kind === "invitation_declined") {
+    said(t("community.invitation_declined", { name: who }));
   } else if (notice.kind === "queue_partner") {
     card(notice, t(notice.rated ? "community.partner_prompt_rated" : "community.partner_prompt",
       { name: who, variant: t(`variant.${notice.variant}`) }), [
@@ -169,6 +171,12 @@ function standingsNotice(notice) {
         [t("tournament.later"), async () => {}]]);
     }
   }
+}
+
+/** Tell the inviter, while the invitation stands; a table gone since has nobody to tell. */
+async function decline(notice) {
+  const path = `/api/tables/${encodeURIComponent(notice.table)}/invitations/${encodeURIComponent(notice.player.id)}`;
+  await api("DELETE", path).catch(() => {});
 }
 
 /** Sit at the first empty seat of an invitation's table, then open it. */
