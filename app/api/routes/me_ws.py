@@ -6,11 +6,9 @@ client sends only pings and pongs."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from starlette.websockets import WebSocketState
 
 from ...accounts.service import Caller
 from ...errors import ErrorCode
@@ -18,7 +16,7 @@ from ...protocol import ClientMessage, Error, Welcome
 from ...tables import Client
 from ...tables.lobby import Quota
 from ..deps import AccountsDep, AddressDep, CommunityDep, LobbyDep, SocketSettingsDep
-from .ws import CLOSE_WAIT, Connection, _admit, _heartbeat, _read, _write
+from .ws import Connection, admit, end, serve, start
 
 router = APIRouter()
 
@@ -35,7 +33,7 @@ async def personal_socket(websocket: WebSocket, settings: SocketSettingsDep, lob
     notices = community.notices
     present = False  # counted online: to be counted out at the end
     try:
-        caller = await _admit(websocket, settings, lobby, accounts, address, held)
+        caller = await admit(websocket, settings, lobby, accounts, address, held)
         if caller is None:
             return
         player = caller.player
@@ -44,15 +42,10 @@ async def personal_socket(websocket: WebSocket, settings: SocketSettingsDep, lob
         await websocket.send_text(
             Welcome(player={"id": player.id, "name": player.name}).model_dump_json())
         connection = Connection(settings)
-        tasks = [asyncio.create_task(_write(websocket, client)),
-                 asyncio.create_task(_heartbeat(client, connection))]
+        tasks = start(websocket, client, connection)
         present = True  # before the await: opened() counts the socket in at once
         await notices.opened(client, caller.kind == "account")
-        closing = await _read(websocket, client, connection, _nothing_else(client))
-        if closing is not None:
-            client.close(closing.code, closing.reason)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(tasks[0]), CLOSE_WAIT)
+        await serve(websocket, client, connection, tasks, _nothing_else(client))
     except WebSocketDisconnect:
         pass
     finally:
@@ -60,14 +53,7 @@ async def personal_socket(websocket: WebSocket, settings: SocketSettingsDep, lob
             accounts.unwatch(caller, client)
             if present:
                 notices.closed(client, caller.kind == "account")
-        for quota, key in held:
-            quota.release(key)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if websocket.application_state == WebSocketState.CONNECTED:
-            with contextlib.suppress(Exception):
-                await websocket.close()
+        await end(websocket, held, tasks)
 
 
 def _nothing_else(client: Client) -> Callable[[ClientMessage], None]:

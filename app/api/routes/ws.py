@@ -3,6 +3,8 @@
 The reader turns frames into table commands (never raising on bad input), the writer is
 the only task that sends (so a close always follows the messages queued before it), and
 the heartbeat pings and drops silent peers.  Everything is cleaned up in ``finally``.
+The personal channel (:mod:`.me_ws`) is served by the same steps: :func:`admit`,
+:func:`start`, :func:`serve`, :func:`end`.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
     detach: Table | None = None
     held: list[tuple[Quota, str]] = []  # the socket counts this socket holds
     try:
-        caller = await _admit(websocket, settings, lobby, accounts, address, held)
+        caller = await admit(websocket, settings, lobby, accounts, address, held)
         if caller is None:
             return
         player = caller.player
@@ -101,13 +103,8 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
             await _refuse(websocket, _close_code(exc), exc.code, str(exc))
             return
         connection = Connection(settings)
-        writer = asyncio.create_task(_write(websocket, client))
-        tasks = [writer, asyncio.create_task(_heartbeat(client, connection))]
-        closing = await _read(websocket, client, connection, _to_table(table, client))
-        if closing is not None:
-            client.close(closing.code, closing.reason)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(writer), CLOSE_WAIT)
+        tasks = start(websocket, client, connection)
+        await serve(websocket, client, connection, tasks, _to_table(table, client))
     except WebSocketDisconnect:
         pass
     finally:
@@ -116,17 +113,10 @@ async def table_socket(websocket: WebSocket, table_id: str, settings: SocketSett
             detach.post(Detach(client))
         if caller is not None and client is not None:
             accounts.unwatch(caller, client)
-        for quota, key in held:
-            quota.release(key)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if websocket.application_state == WebSocketState.CONNECTED:
-            with contextlib.suppress(Exception):
-                await websocket.close()
+        await end(websocket, held, tasks)
 
 
-async def _admit(websocket: WebSocket, settings: SocketSettings, lobby: Lobby,
+async def admit(websocket: WebSocket, settings: SocketSettings, lobby: Lobby,
                  accounts: Accounts, address: str | None,
                  held: list[tuple[Quota, str]]) -> Caller | None:
     """The socket's caller, within the sockets an address and a player may hold (counted
@@ -238,6 +228,39 @@ async def _read(websocket: WebSocket, client: Client, connection: Connection,
                               message="already said hello").model_dump_json())
         elif not isinstance(request, Pong):  # a Pong only refreshes last_seen
             on_request(request)
+
+
+def start(websocket: WebSocket, client: Client,
+           connection: Connection) -> list[asyncio.Task[None]]:
+    """The writer (first) and the heartbeat of an admitted socket."""
+    return [asyncio.create_task(_write(websocket, client)),
+            asyncio.create_task(_heartbeat(client, connection))]
+
+
+async def serve(websocket: WebSocket, client: Client, connection: Connection,
+                 tasks: list[asyncio.Task[None]],
+                 on_request: Callable[[ClientMessage], None]) -> None:
+    """Read until the peer leaves or must be closed; a close goes out after the messages
+    queued before it, the writer (``tasks[0]``) given ``CLOSE_WAIT`` to send them."""
+    closing = await _read(websocket, client, connection, on_request)
+    if closing is not None:
+        client.close(closing.code, closing.reason)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(tasks[0]), CLOSE_WAIT)
+
+
+async def end(websocket: WebSocket, held: list[tuple[Quota, str]],
+               tasks: list[asyncio.Task[None]]) -> None:
+    """A socket's last step, whatever ended it: its counts released (before any await),
+    its tasks stopped, the socket closed if still open."""
+    for quota, key in held:
+        quota.release(key)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if websocket.application_state == WebSocketState.CONNECTED:
+        with contextlib.suppress(Exception):
+            await websocket.close()
 
 
 def _to_table(table: Table, client: Client) -> Callable[[ClientMessage], None]:
