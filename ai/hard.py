@@ -37,7 +37,7 @@ from engine.observation import Observation
 from engine.scoring import Tally
 
 from .bidding import hard_call
-from .inference import Knowledge, infer, sample
+from .inference import Knowledge, infer
 from .lead import deal_lead, pairs_held
 from .likelihood import PlayModel, likely_deal
 from .normal import normal_card
@@ -62,12 +62,6 @@ SAFETY = 0.4
 # rest, so that the card still comes from samples; once one is, the sampling of whole
 # deals goes on to the end.
 RESCUE = 0.1
-# Tricks played before which every deal drawn is solved and its score counts in
-# proportion to its weight under the reading of the play (importance weights), instead
-# of one deal solved for every ai.likelihood.CANDIDATES drawn (resampling): in the first
-# tricks the time cap, not WORLDS, ends the sampling, and drawing and weighing eight
-# deals costs as much as a solve or more, so that more deals are solved by the deadline.
-WEIGHED_TRICKS = 3
 _SHORTEST = {kind: n for n, kind in RUN_KINDS.items()}  # cards in the shortest run of a kind
 
 
@@ -98,8 +92,7 @@ class HardBot(Level):
             solver = Solver(view.contract, obs.options, 8,
                             deadline - self.budget_s * RESCUE, reuse=True)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
-                                         WORLDS, deadline,
-                                         weighed=len(obs.tricks) < WEIGHED_TRICKS)
+                                         WORLDS, deadline)
         if not done:  # too early for whole deals, or none solved in time: look ahead
             solver = Solver(view.contract, obs.options, HORIZON, deadline)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
@@ -113,24 +106,17 @@ class HardBot(Level):
     def _average(
         self, obs: Observation, view: View, knowledge: Knowledge, model: PlayModel | None,
         scorer: Scorer, solver: Solver, most: int, then: float | None = None,
-        weighed: bool = False,
     ) -> tuple[dict[Card, float], int]:
         """Each legal card's total score over the samples solved before the solver's
         deadline (at most ``most``), and their number; once one is solved, the deadline
         moves to ``then`` if given.  No deal is drawn that would end past the deadline
-        if it took as long as the last one drawn.  ``weighed``: each deal drawn once and
-        its scores counted times its weight under ``model``, not resampled."""
+        if it took as long as the last one drawn."""
         totals = dict.fromkeys(cards_of(view.legal), 0.0)
         done = 0
         drawing = 0.0  # how long the last deal took to draw
         assert solver.deadline is not None
         while done < most and (now := time.perf_counter()) + drawing < solver.deadline:
-            weight = 1.0
-            if weighed and model is not None:
-                hands = sample(knowledge, self.rng)
-                weight = model.weight(hands)
-            else:
-                hands = likely_deal(knowledge, model, self.rng)
+            hands = likely_deal(knowledge, model, self.rng)
             drawing = time.perf_counter() - now
             hands[obs.seat] = obs.hand
             try:
@@ -138,7 +124,7 @@ class HardBot(Level):
             except SearchTimeout:
                 break
             for card, value in values.items():
-                totals[card] += weight * scorer.score(value, hands)
+                totals[card] += scorer.score(value, hands)
             done += 1
             if then is not None:
                 solver.deadline = then

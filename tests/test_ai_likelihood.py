@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -11,8 +10,6 @@ from ai import hard, likelihood
 from ai.bot import decide, make_bot
 from ai.inference import infer, sample
 from ai.likelihood import PlayModel, likely_deal
-from ai.solver import Solver
-from ai.view import view_of
 from engine.cards import card_name, parse_card
 from engine.deal import Phase
 from engine.match import Match
@@ -123,47 +120,3 @@ def test_a_seats_factor_is_kept_for_its_hand_and_its_hand_alone() -> None:
     weights = [kept.weight(d) for d in deals]
     assert weights == [PlayModel(obs).weight(d) for d in deals]
     assert len(set(weights)) > 1  # the deals differ in how well they explain the plays
-
-
-def test_the_first_tricks_solve_every_deal_drawn_at_its_weight(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before hard.WEIGHED_TRICKS tricks, each deal drawn is solved and its scores count
-    times its weight under the reading of the play (not one kept of eight drawn)."""
-    obs = ten_on_the_ace()
-    assert len(obs.tricks) < hard.WEIGHED_TRICKS
-    view = view_of(obs)
-    knowledge, model, scorer = infer(obs), PlayModel(obs), hard.Scorer(obs)
-
-    def solver() -> Solver:
-        return Solver(view.contract, obs.options, 8, time.perf_counter() + 60)
-
-    bot = hard.HardBot(4, budget_s=60)
-    totals, done = bot._average(obs, view, knowledge, model, scorer, solver(), 12,
-                                weighed=True)
-    assert done == 12
-    rng = random.Random(4)
-    expected = dict.fromkeys(totals, 0.0)
-    weights = []
-    for _ in range(12):
-        hands = sample(knowledge, rng)
-        weights.append(model.weight(hands))
-        hands[obs.seat] = obs.hand
-        for card, value in solver().move_values(hands, obs.trick, obs.leader).items():
-            expected[card] += weights[-1] * scorer.score(value, hands)
-    assert set(weights) == {likelihood.MISMATCH, 1.0}  # both kinds of deal, told apart
-    assert totals == pytest.approx(expected)
-
-    # The decision takes that way in the first tricks, and resamples after them.
-    drawn: list[int] = []
-
-    def counting(*args: object) -> list[int]:
-        drawn.append(1)
-        return likely_deal(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(hard, "likely_deal", counting)
-    monkeypatch.setattr(hard, "WORLDS", 3)
-    hard.HardBot(4, budget_s=60).card(obs, view)
-    assert drawn == []
-    monkeypatch.setattr(hard, "WEIGHED_TRICKS", 0)
-    hard.HardBot(4, budget_s=60).card(obs, view)
-    assert len(drawn) == 3
