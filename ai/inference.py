@@ -12,7 +12,8 @@ Announcements locate cards outright (a belot shows the other card of the pair, a
 of jacks or nines, named by its value, its four cards, the classic taker holds the
 turned card), until they are played.  The auction gives soft
 evidence: a seat that named a suit (or bid points in it) is more likely to hold its jack
-and nine.
+and nine; in classic, a seat that passed less likely to hold those of the suits it
+declined.
 """
 
 from __future__ import annotations
