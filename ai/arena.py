@@ -312,7 +312,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S,
-                        help="time cap per hard (pimc, colver) decision, seconds")
+                        help="time cap per hard (pimc, colver) decision, seconds: "
+                             "their searches end at 40%% of it")
     parser.add_argument("--pimc-worlds", default=str(PIMC_WORLDS),
                         help="pimc's deals a decision, or 'equal': as many as fit in the "
                              "other player's mean decision time (calibrated on pilot deals)")

@@ -46,18 +46,21 @@ from .points import is_point_auction
 from .solver import NATIVE, SearchTimeout, Solver, distinct_moves, split
 from .view import Level, View
 
-DEFAULT_BUDGET_S = 1.0
+DEFAULT_BUDGET_S = 0.24
 # Deals solved at most per card; the time cap stops the first tricks' sampling sooner.
 WORLDS = 80
 # Without the compiled search (ai/_solver.c, see ai/solver.py) whole deals cost seconds:
 EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
 HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
-# Share of the budget the search may use: the rest absorbs the bookkeeping and a busy
-# machine descheduling the process, so that the decision stays under the cap.
+# Share of the budget by which a decision's searching ends, the look-ahead's rescue
+# included: the rest absorbs the bookkeeping and a busy machine descheduling the
+# process, so that the decision stays under the cap.
 SAFETY = 0.4
-# When no whole deal was solved by then (rare, on the first trick): the share the
-# look-ahead search gets on top, so that the card still comes from samples.
+# The share of that held back for the look-ahead: when no whole deal is solved by
+# (SAFETY - RESCUE) of the budget (rare, on the first trick), the look-ahead gets the
+# rest, so that the card still comes from samples; once one is, the sampling of whole
+# deals goes on to the end.
 RESCUE = 0.1
 _SHORTEST = {kind: n for n, kind in RUN_KINDS.items()}  # cards in the shortest run of a kind
 
@@ -71,7 +74,10 @@ class HardBot(Level):
 
     def call(self, observation: Observation) -> Action:
         if is_point_auction(observation):
-            deadline = time.perf_counter() + self.budget_s * SAFETY
+            # Its solving ends at the card's first deadline, (SAFETY - RESCUE): the rest
+            # is for what follows it (the prior, every call valued) and for the overrun
+            # of fresh solvers, whose caches' first touches slow their look at the clock.
+            deadline = time.perf_counter() + self.budget_s * (SAFETY - RESCUE)
             return hard_point_call(observation, self.rng, deadline)
         return hard_call(observation)
 
@@ -86,10 +92,10 @@ class HardBot(Level):
         deadline = start + self.budget_s * SAFETY
         done = 0
         if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
-            solver = Solver(view.contract, obs.options, 8, deadline, reuse=True)
+            solver = Solver(view.contract, obs.options, 8,
+                            deadline - self.budget_s * RESCUE, reuse=True)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
-                                         WORLDS)
-            deadline += self.budget_s * RESCUE
+                                         WORLDS, deadline)
         if not done:  # too early for whole deals, or none solved in time: look ahead
             solver = Solver(view.contract, obs.options, HORIZON, deadline)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
@@ -102,15 +108,19 @@ class HardBot(Level):
 
     def _average(
         self, obs: Observation, view: View, knowledge: Knowledge, model: PlayModel | None,
-        scorer: Scorer, solver: Solver, most: int,
+        scorer: Scorer, solver: Solver, most: int, then: float | None = None,
     ) -> tuple[dict[Card, float], int]:
         """Each legal card's total score over the samples solved before the solver's
-        deadline (at most ``most``), and their number."""
+        deadline (at most ``most``), and their number; once one is solved, the deadline
+        moves to ``then`` if given.  No deal is drawn that would end past the deadline
+        if it took as long as the last one drawn."""
         totals = dict.fromkeys(cards_of(view.legal), 0.0)
         done = 0
+        drawing = 0.0  # how long the last deal took to draw
         assert solver.deadline is not None
-        while done < most and time.perf_counter() < solver.deadline:
+        while done < most and (now := time.perf_counter()) + drawing < solver.deadline:
             hands = likely_deal(knowledge, model, self.rng)
+            drawing = time.perf_counter() - now
             hands[obs.seat] = obs.hand
             try:
                 values = solver.move_values(hands, obs.trick, obs.leader, scorer.taken)
@@ -119,6 +129,8 @@ class HardBot(Level):
             for card, value in values.items():
                 totals[card] += scorer.score(value, hands)
             done += 1
+            if then is not None:
+                solver.deadline = then
         return totals, done
 
 

@@ -12,7 +12,8 @@ Announcements locate cards outright (a belot shows the other card of the pair, a
 of jacks or nines, named by its value, its four cards, the classic taker holds the
 turned card), until they are played.  The auction gives soft
 evidence: a seat that named a suit (or bid points in it) is more likely to hold its jack
-and nine.
+and nine; in classic, a seat that passed less likely to hold those of the suits it
+declined.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from engine.actions import COINCHE, POINT_BID, POINT_BID_END, contract_of, is_contract
+from engine.actions import COINCHE, PASS, POINT_BID, POINT_BID_END, contract_of, is_contract
 from engine.cards import (
     ACE,
     FULL_DECK,
@@ -44,6 +45,9 @@ T = TypeVar("T")
 # Prior weight of a card for a seat that named its suit in the auction (others: 1).
 NAMED_TOP_WEIGHT = 4.0  # jack and nine of the named suit
 NAMED_WEIGHT = 1.6  # the other cards of that suit
+# Classic: the jack and nine of a suit a seat could have taken and passed (the turned
+# suit in the first round, the others in the second).
+PASSED_TOP_WEIGHT = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +122,19 @@ def infer_facts(obs: Observation) -> Knowledge:
 def _auction_weights(obs: Observation) -> tuple[tuple[float, ...], ...]:
     """A seat that named a suit (a contract or a point bid in it) more likely holds its
     jack and nine, and its other cards; one that bid points in no trumps, aces; in all
-    trumps, jacks and nines.  A coinche reads as strength in the coinched bid's trumps."""
+    trumps, jacks and nines.  A coinche reads as strength in the coinched bid's trumps.
+    In classic, a pass makes the jack and nine of the suits it declined less likely
+    (:data:`PASSED_TOP_WEIGHT`): the turned suit in the first round, the others in the
+    second."""
     weights = [[1.0] * 32 for _ in range(4)]
     standing = None  # the strain of the last point bid
-    for seat, call in obs.auction:
-        if POINT_BID <= call < POINT_BID_END:
+    for n, (seat, call) in enumerate(obs.auction):
+        if call == PASS and obs.turned is not None and obs.options.variant == "classic":
+            turned = obs.turned >> 3
+            for suit in [turned] if n < 4 else [x for x in range(4) if x != turned]:
+                for card in cards_of(SUIT_MASK[suit] & (RANK_MASK[JACK] | RANK_MASK[NINE])):
+                    weights[seat][card] = min(weights[seat][card], PASSED_TOP_WEIGHT)
+        elif POINT_BID <= call < POINT_BID_END:
             standing = contract_of(call)
             _weigh_strain(weights[seat], standing)
         elif is_contract(call) and contract_of(call) < NO_TRUMPS:

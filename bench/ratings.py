@@ -39,7 +39,7 @@ from engine.variants import VARIANTS
 
 DATA = Path(__file__).parent / "data" / "ratings_matches.json"
 CHOSEN = "openskill-plackett-luce"  # the system app/ratings.py runs
-HARD_BUDGET_S = 0.25  # the hard bot's cap per decision while playing (the server's is 1 s)
+HARD_BUDGET_S = 0.25  # the hard bot's cap per decision while playing (the server's: 0.24 s)
 # every team of two bots, (easy, easy) ... (hard, hard)
 TEAMS: list[tuple[str, str]] = list(itertools.combinations_with_replacement(LEVELS, 2))
 PAIRINGS = list(itertools.combinations(TEAMS, 2))  # two different teams; a mirror is 50%

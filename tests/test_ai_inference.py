@@ -6,11 +6,14 @@ import random
 
 import pytest
 
-from ai import likelihood
+from ai import inference, likelihood
 from ai.hard import HardBot
 from ai.inference import Knowledge, infer, sample
-from engine.cards import RANK_MASK, RANKS, SUIT_MASK, Mask, parse_card
+from engine.actions import BID, PASS
+from engine.cards import JACK, NINE, RANK_MASK, RANKS, SUIT_MASK, Mask, parse_card
+from engine.match import Match
 from engine.observation import Observation
+from engine.options import Options
 from tests.positions import carre_played, position
 
 HEARTS, SPADES = 2, 3
@@ -100,3 +103,36 @@ def test_hard_samples_an_opponents_carre_in_its_hand(
     monkeypatch.setattr(likelihood, "sample", recorded)  # where hard draws its deals
     assert HardBot(seed=1, budget_s=60).choose(obs) in obs.legal_actions
     assert sampled and all(hands[1] & unplayed == unplayed for hands in sampled)
+
+
+def test_a_classic_pass_makes_the_declined_suits_jack_and_nine_less_likely() -> None:
+    """A first-round pass declines the turned suit, a second-round pass the others: their
+    jack and nine weigh PASSED_TOP_WEIGHT for that seat; the taker's own suit is still
+    read as strength, and bulgarian's passes read nothing."""
+    match = Match(Options.make("classic"), seed=3)
+    deal = match.deal
+    assert deal is not None and deal.turned is not None
+    turned = deal.turned >> 3
+    first = deal.to_move
+    for _ in range(5):  # four passes in the first round, one in the second
+        match.apply_action(PASS)
+    other = (turned + 1) % 4
+    taker = deal.to_move
+    match.apply_action(BID + other)
+    weights = infer(match.observation((taker + 1) % 4)).weights
+    for seat in range(4):
+        declined = {turned} | ({s for s in range(4) if s != turned} if seat == first
+                               else set())
+        for card in range(32):
+            if seat == taker and card >> 3 == other:
+                expected = inference.NAMED_TOP_WEIGHT if card & 7 in (JACK, NINE) \
+                    else inference.NAMED_WEIGHT
+            elif card >> 3 in declined and card & 7 in (JACK, NINE):
+                expected = inference.PASSED_TOP_WEIGHT
+            else:
+                expected = 1.0
+            assert weights[seat][card] == expected, (seat, card)
+    bulgarian = Match(Options.make("bulgarian"), seed=3)
+    for _ in range(2):
+        bulgarian.apply_action(PASS)
+    assert set(infer(bulgarian.observation(0)).weights[1]) == {1.0}

@@ -34,7 +34,8 @@ def test_searches_past_the_pool_size_share_the_budget() -> None:
                 assert bots.budget_s() == DEFAULT_BUDGET_S  # answered: the pool is free
 
             await crowd(2, DEFAULT_BUDGET_S)  # a process for each
-            await crowd(8, DEFAULT_BUDGET_S / 4)
+            assert DEFAULT_BUDGET_S * 2 / 3 > MIN_BUDGET_S  # three searches share it
+            await crowd(3, DEFAULT_BUDGET_S * 2 / 3)
             await crowd(100, MIN_BUDGET_S)
             normal = [asyncio.create_task(bots.decide("normal", observation, seed))
                       for seed in range(8)]
