@@ -25,6 +25,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor, wait
 from multiprocessing.connection import wait as wait_ready
 from multiprocessing.process import BaseProcess
+from typing import Any
 
 import ai
 from ai.hard import DEFAULT_BUDGET_S
@@ -73,6 +74,7 @@ class _Thinkers:
         self._waking = False  # a delivery is scheduled on the loop and has not begun
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._timed: dict[str, Any] = {}  # level -> its BOT_DECISION child
 
     def submit(self, job: Thinking) -> None:
         if self._closed:
@@ -122,7 +124,10 @@ class _Thinkers:
         while answers:
             job, action, error = answers.popleft()
             if not job.cancelled:
-                BOT_DECISION.labels(job.level).observe(time.perf_counter() - job.started)
+                timed = self._timed.get(job.level)
+                if timed is None:
+                    timed = self._timed[job.level] = BOT_DECISION.labels(job.level)
+                timed.observe(time.perf_counter() - job.started)
                 job.answer(action, error)
 
 
