@@ -3,10 +3,9 @@
 Each table waits for its own write before it tells anyone (docs/storage.md), so with one
 transaction a write the database commits one write at a time: SQLite's single writer, or
 PostgreSQL's commit latency, became every action's queue.  Here the writes that arrive
-while a transaction commits are gathered into the next one (which waits :data:`LINGER`
-for more while tables keep writing), so each commit carries every table that waited for
-it, and each write's caller is answered only once the transaction that holds it has
-committed.
+while a transaction commits are gathered into the next one, so each commit carries every
+table that waited for it, and each write's caller is answered only once the transaction
+that holds it has committed.
 
 A write that inserts a row (an action, a deal) names it (:class:`Row`): the batch's rows
 go into one multi-row ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` their keys, and each
@@ -40,13 +39,6 @@ Work = Callable[[Connection, bool], None]  # (its row went in) -> None
 Transaction = Callable[[Callable[[Connection], None]], Awaitable[None]]
 MAX_BATCH = 64  # writes in one transaction: bounds the work done at once (on the loop, for
 # PostgreSQL: its rows are bound in one go), the transaction's time, and a refusal's retries
-# Seconds the writer waits, before a transaction, for more writes to join it, when writes
-# came in while the last one committed (tables writing all the time; a write after a quiet
-# moment goes at once).  A transaction's own cost (its hand-offs, BEGIN and COMMIT, the
-# statement's) is most of a small batch's: at 1,000 tables on SQLite this wait took the
-# transactions from 0.5 to 0.2 an action and the server's CPU per action by a quarter,
-# for 3 ms more on each write (docs/benchmarks-server.md, "A third sitting").
-LINGER = 0.003
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +116,7 @@ class GroupCommit:
         self._pending.clear()
 
     async def _flush(self) -> None:
-        first = True
         while self._pending:
-            if not first and len(self._pending) < MAX_BATCH:
-                await asyncio.sleep(LINGER)  # came in during the last commit: more will
-            first = False
             batch = self._pending[:MAX_BATCH]
             del self._pending[:MAX_BATCH]
             try:
