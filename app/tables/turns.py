@@ -126,9 +126,11 @@ class Turns:
         self._timer = None
         table = self._table
         seed = (table.seed + version) % (1 << 63)
-        self._thinking = table.services.bots.think(
-            level, observation, seed, partial(self._decided, version, seat, level, by,
-                                              observation))
+        decided = partial(self._decided, version, seat, level, by, observation)
+        try:
+            self._thinking = table.services.bots.think(level, observation, seed, decided)
+        except Exception as exc:  # the bots are stopped (shutdown): the table still moves
+            decided(None, exc)
 
     def _decided(self, version: int, seat: int, level: str, by: Actor,
                  observation: Observation, action: Action | None,
