@@ -135,6 +135,7 @@ class Database:
         # each, where aiosqlite makes six, every one a turn of a loop that may be busy).
         self._log_engine: Engine | None = None
         self._log_thread: ThreadPoolExecutor | None = None
+        self._log_thread_connection: Connection | None = None  # used in that thread only
         if sqlite_path(self.url) is not None:
             self._log_engine = create_engine(self.url.set(drivername="sqlite"),
                                              connect_args={"timeout": CONNECT_TIMEOUT})
@@ -214,9 +215,31 @@ class Database:
                 raise
 
     def _run(self, work: Callable[[Connection], None]) -> None:
+        """In the log's thread: ``work`` in a transaction on the connection that thread
+        keeps: no pool checkout and reset around each batch.  A failure other than a
+        refusal closes it; the next batch opens another."""
         assert self._log_engine is not None
-        with self._log_engine.begin() as conn:
-            work(conn)
+        conn = self._log_thread_connection
+        if conn is None:
+            conn = self._log_thread_connection = self._log_engine.connect()
+        try:
+            with conn.begin():
+                work(conn)
+        except BaseException as exc:
+            if not isinstance(exc, Exception) or unavailable(exc):
+                self._log_thread_connection = None
+                with contextlib.suppress(Exception):
+                    conn.invalidate()
+            raise
+
+    def _close_log_thread(self) -> None:
+        """In the log's thread, which made them: its connection and engine closed."""
+        assert self._log_engine is not None
+        conn, self._log_thread_connection = self._log_thread_connection, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._log_engine.dispose()
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -235,5 +258,5 @@ class Database:
         if self._log_thread is not None and self._log_engine is not None:
             # SQLite's connections are closed by the thread that made them.
             await asyncio.get_running_loop().run_in_executor(self._log_thread,
-                                                             self._log_engine.dispose)
+                                                             self._close_log_thread)
             self._log_thread.shutdown()
