@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import multiprocessing
 import os
 import queue
@@ -33,6 +34,8 @@ from engine import Action, Observation
 
 from .metrics import BOT_DECISION
 from .sections import BotSettings
+
+log = logging.getLogger(__name__)
 
 PARENT_CHECK = 0.5  # seconds between a pool worker's looks at whether the server is alive
 EXIT_TIMEOUT = 1.0  # seconds the pool's processes get to exit at shutdown before a kill
@@ -128,7 +131,10 @@ class _Thinkers:
                 if timed is None:
                     timed = self._timed[job.level] = BOT_DECISION.labels(job.level)
                 timed.observe(time.perf_counter() - job.started)
-                job.answer(action, error)
+                try:
+                    job.answer(action, error)
+                except Exception:  # one table's bug must not keep the others' answers
+                    log.exception("a bot's answer could not be delivered")
 
 
 class BotRunner:
