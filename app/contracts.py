@@ -13,6 +13,7 @@ are what every seat heard.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from engine import Match
@@ -49,6 +50,14 @@ def result_fields(result: DealResult) -> dict[str, Any]:
                                "value": result.value}
 
 
+@lru_cache(maxsize=8192)
+def _shown_result(result: DealResult) -> dict[str, Any]:
+    """:func:`result_fields` for the views, made once a result (a finished deal's never
+    changes): every message a table sends shows all of its match's results.  Shared by
+    those messages, so read only."""
+    return result_fields(result)
+
+
 def named_view(match: Match, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """``view`` (an observation's dict, ``seat``'s or the public one) with the standing
     bid named and valued, the deals' results named, and, for a seat that may coinche out of
@@ -59,7 +68,7 @@ def named_view(match: Match, view: dict[str, Any], seat: int | None) -> dict[str
         view["contract"], view["value"] = action_name(bid), point_value(bid)
     else:
         view["value"] = None
-    view["results"] = [result_fields(r) for r in match.results]
+    view["results"] = [_shown_result(r) for r in match.results]
     if seat is not None and deal is not None and not view["legal_actions"]:
         view["legal_actions"] = [action_name(a) for a in deal.legal_actions_of(seat)]
     return view

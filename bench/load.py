@@ -389,10 +389,17 @@ def main() -> None:
                         help="run on a scratch database of this PostgreSQL server, e.g. "
                         "postgresql://postgres@127.0.0.1:5432/postgres (default: SQLite)")
     args = parser.parse_args()
+    # SIGTERM (a timeout, a runner stopping the script) ends it as Ctrl-C would: through
+    # the ``finally`` that stops the server and drops the scratch database, not around it.
+    signal.signal(signal.SIGTERM, _terminated)
     if not 0 < args.tables + args.hard_tables <= 2000 or not 0 < args.seconds <= 60:
         parser.error("at most 2000 tables and 60 seconds (the server keeps a minute of lag)")
     with fresh_database(args.postgres) as database_url:
         serve_and_load(args, database_url)
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def serve_and_load(args: argparse.Namespace, database_url: str) -> None:

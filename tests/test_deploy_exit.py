@@ -102,7 +102,7 @@ def test_sigkill_leaves_no_child_behind(sqlite_url: str, tmp_path: Path) -> None
 async def busy_pool() -> None:
     bots = BotRunner(app_settings(bot_processes=1).bots)
     await bots.start()
-    pool = bots._executor("hard")
+    pool = bots._pool
     worker = await asyncio.wrap_future(pool.submit(os.getpid))
     search = pool.submit(time.sleep, GUARD)  # a search that would outlast any shutdown
     await eventually(search.running, GUARD, "the worker to take the search (no longer "

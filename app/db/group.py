@@ -165,7 +165,10 @@ def _insert(conn: Connection, batch: list[_Write]) -> set[tuple[Any, ...]]:
             by_statement.setdefault(id(write.row.statement), []).append(write.row)
     inserted: set[tuple[Any, ...]] = set()
     for rows in by_statement.values():
-        result = conn.execute(rows[0].statement, [row.values for row in rows])
+        # One row goes as one execution: a list of one takes SQLAlchemy's longer path of
+        # many rows (insertmanyvalues), for nothing.
+        result = conn.execute(rows[0].statement,
+                              rows[0].values if len(rows) == 1 else [r.values for r in rows])
         inserted.update(tuple(key) for key in result)
     return inserted
 

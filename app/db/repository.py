@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import Options
@@ -48,6 +48,10 @@ class Repository:
         self._new_action = (insert_into(a).on_conflict_do_nothing()
                             .returning(a.match_id, a.deal_idx, a.seq))
         self._new_deal = insert_into(d).on_conflict_do_nothing().returning(d.match_id, d.idx)
+        # A deal's result: the columns set are the parameters' (result_columns), so one
+        # statement, compiled once, instead of one built and compiled a deal.
+        self._deal_result = update(d).where(d.match_id == bindparam("deal_match"),
+                                            d.idx == bindparam("deal_idx"))
 
     async def create_match(
         self,
@@ -163,15 +167,12 @@ class Repository:
     ) -> None:
         """Store a deal's result, the facts history and stats read without replaying.
         Group-committed, as the actions."""
-        values = {"finished_at": at or now(), **result_columns(result)}
+        values = {"deal_match": match_id, "deal_idx": index, "finished_at": at or now(),
+                  **result_columns(result)}
 
         def work(conn: Connection, _: bool) -> None:
             _fence(conn, match_id, epoch)
-            done = conn.execute(
-                update(models.Deal)
-                .where(models.Deal.match_id == match_id, models.Deal.idx == index)
-                .values(values)
-            )
+            done = conn.execute(self._deal_result, values)
             if done.rowcount != 1:
                 raise StorageError(f"match {match_id!r} has no deal {index}")
 

@@ -63,6 +63,13 @@ def unavailable(error: BaseException) -> bool:
     return isinstance(error, _UNREACHABLE)
 
 
+def _dropped(error: BaseException) -> bool:
+    """Whether ``error`` says the connection itself was lost (the server restarted or
+    closed it), not that the server refused or could not do the work."""
+    return (isinstance(error, exc.DBAPIError) and error.connection_invalidated) or isinstance(
+        error, exc.InterfaceError | ConnectionError)
+
+
 @contextlib.contextmanager
 def translate_errors() -> Iterator[None]:
     """Re-raise driver errors as StorageUnavailable / StorageError."""
@@ -128,11 +135,17 @@ class Database:
         # each, where aiosqlite makes six, every one a turn of a loop that may be busy).
         self._log_engine: Engine | None = None
         self._log_thread: ThreadPoolExecutor | None = None
+        self._log_thread_connection: Connection | None = None  # used in that thread only
         if sqlite_path(self.url) is not None:
             self._log_engine = create_engine(self.url.set(drivername="sqlite"),
                                              connect_args={"timeout": CONNECT_TIMEOUT})
             event.listen(self._log_engine, "connect", _sqlite_pragmas)
             self._log_thread = ThreadPoolExecutor(1, thread_name_prefix="log-writer")
+        # Elsewhere (PostgreSQL) they run on a connection the log keeps: a pooled one's
+        # checkout pings the server first, a round trip and a turn of the loop each batch.
+        self._log_connection: AsyncConnection | None = None
+        self._keeps_connection = self.url.get_backend_name() == "postgresql"
+        self._log_loop: asyncio.AbstractEventLoop | None = None  # the kept connection's
         # The match log's writes, every table's gathered into one transaction at a time.
         self.log = GroupCommit(self.transaction)
 
@@ -153,7 +166,12 @@ class Database:
     async def transaction(self, work: Callable[[Connection], None]) -> None:
         """``work`` in one short transaction, committed after it; driver errors become ours.
         Synchronous work, so that a SQLite file's runs whole in the log's thread."""
-        if self._log_thread is None:
+        if self._keeps_connection:
+            async with self._write_lock:
+                with DB_WRITE.time(), translate_errors():
+                    await self._kept_transaction(work)
+            return
+        if self._log_thread is None:  # SQLite in memory (tests)
             async with self.write() as conn:
                 await conn.run_sync(work)
             return
@@ -162,10 +180,66 @@ class Database:
                 await asyncio.get_running_loop().run_in_executor(self._log_thread, self._run,
                                                                  work)
 
+    async def _kept_transaction(self, work: Callable[[Connection], None]) -> None:
+        """``work`` in a transaction on the log's own connection (one transaction at a
+        time: the group commit's).  A refusal (a fenced match, a write the database
+        refuses) is rolled back and the connection kept; any other failure closes it, so
+        the next batch takes a fresh one, pinged on checkout.  A kept connection that the
+        server dropped meanwhile (a restart) is found out by the batch, which then runs
+        once more on a fresh one: every log write is idempotent, and each table is
+        answered only after a commit."""
+        loop = asyncio.get_running_loop()
+        if self._log_loop is not loop:  # a connection of a loop that has stopped (tests)
+            self._log_connection, self._log_loop = None, loop
+        for attempt in range(2):
+            conn, fresh = self._log_connection, False
+            if conn is None:
+                conn, fresh = await self.engine.connect(), True
+                self._log_connection = conn
+            try:
+                async with conn.begin():
+                    await conn.run_sync(work)
+                return
+            except Exception as exc:
+                if not unavailable(exc):
+                    raise  # rolled back: the connection is as good as before
+                self._log_connection = None
+                with contextlib.suppress(Exception):
+                    await conn.invalidate()
+                if fresh or attempt or not _dropped(exc):
+                    raise
+            except BaseException:  # cancelled mid-transaction: its state is unknown
+                self._log_connection = None
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(conn.invalidate())
+                raise
+
     def _run(self, work: Callable[[Connection], None]) -> None:
+        """In the log's thread: ``work`` in a transaction on the connection that thread
+        keeps: no pool checkout and reset around each batch.  A failure other than a
+        refusal closes it; the next batch opens another."""
         assert self._log_engine is not None
-        with self._log_engine.begin() as conn:
-            work(conn)
+        conn = self._log_thread_connection
+        if conn is None:
+            conn = self._log_thread_connection = self._log_engine.connect()
+        try:
+            with conn.begin():
+                work(conn)
+        except BaseException as exc:
+            if not isinstance(exc, Exception) or unavailable(exc):
+                self._log_thread_connection = None
+                with contextlib.suppress(Exception):
+                    conn.invalidate()
+            raise
+
+    def _close_log_thread(self) -> None:
+        """In the log's thread, which made them: its connection and engine closed."""
+        assert self._log_engine is not None
+        conn, self._log_thread_connection = self._log_thread_connection, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._log_engine.dispose()
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -176,9 +250,13 @@ class Database:
 
     async def dispose(self) -> None:
         await self.log.close()
+        kept, self._log_connection = self._log_connection, None
+        if kept is not None and self._log_loop is asyncio.get_running_loop():
+            with contextlib.suppress(Exception):
+                await kept.close()
         await self.engine.dispose()
         if self._log_thread is not None and self._log_engine is not None:
             # SQLite's connections are closed by the thread that made them.
             await asyncio.get_running_loop().run_in_executor(self._log_thread,
-                                                             self._log_engine.dispose)
+                                                             self._close_log_thread)
             self._log_thread.shutdown()

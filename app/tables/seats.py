@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from ai import Level
 
@@ -26,6 +27,10 @@ class Seat:
     grace: Timer | None = None  # ends the absent player's grace
     account: bool = False  # the human is an account, not a guest
     rating: RatingView | None = None  # the account's, in the table's variant
+    # The last :meth:`public` and what it was made of: every message a table sends shows
+    # the four seats, which change a few times a match.
+    _shown: tuple[tuple[Any, ...], SeatPublic] | None = field(
+        default=None, repr=False, compare=False)
 
     @property
     def covered(self) -> bool:
@@ -43,7 +48,14 @@ class Seat:
         return matchlog.Seat(SeatKind.BOT, "Bot", level=self.level)
 
     def public(self, variant: str) -> SeatPublic:
-        return SeatPublic.model_construct(
+        """The seat as clients see it; the same object while nothing it shows changed
+        (read only: it is shared by every message that shows it)."""
+        key = (variant, self.kind, self.player, self.level, self.connected, self.autoplay,
+               self.account, self.rating)
+        shown = self._shown
+        if shown is not None and shown[0] == key:
+            return shown[1]
+        public = SeatPublic.model_construct(
             kind=self.kind,
             name=None if self.player is None else self.player.name,
             player=None if self.player is None else self.player.id,
@@ -54,6 +66,8 @@ class Seat:
             rating=bot_view(variant, self.level) if self.kind == SeatKind.BOT and self.level
             else self.rating,
         )
+        self._shown = (key, public)
+        return public
 
 
 @cache

@@ -53,6 +53,7 @@ class Table:
     def __init__(self, table_id: str, config: TableConfig, owner: Player, services: Services):
         self.id = table_id
         self.config = config
+        self._options = config.options.applicable()  # shown by every message: made once
         self.owner = owner
         self.seats = [Seat() for _ in range(4)]
         self.match: Match | None = None
@@ -122,12 +123,12 @@ class Table:
     def info(self) -> TablePublic:
         """Built for every message the table sends, without validation: every field is
         the table's own, already typed (validating cost as much as the rest)."""
-        match = self.match
+        match, variant = self.match, self.config.options.variant
         return TablePublic.model_construct(
             id=self.id,
             name=self.config.name,
-            variant=self.config.options.variant,
-            options=self.config.options.applicable(),
+            variant=variant,
+            options=self._options,
             turn_seconds=float(self.config.turn_seconds),
             private=self.config.private,
             timeout_forfeits=self.config.timeout_forfeits,
@@ -136,7 +137,7 @@ class Table:
             status=self.status,
             version=self.version,
             owner=self.owner.id,
-            seats=[seat.public(self.config.options.variant) for seat in self.seats],
+            seats=[seat.public(variant) for seat in self.seats],
             totals=None if match is None else match.totals,
             winner=self.forfeit.winner if self.forfeit else None if match is None else match.winner,
             forfeit=self.forfeit,

@@ -3,16 +3,16 @@ pause, off the event loop) or a human's turn timer with its deadline."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from functools import partial
 from typing import Protocol
 
-from engine import Match
+from engine import Action, Match
 from engine.actions import PASS
 from engine.deal import Phase
 from engine.observation import Observation
 
+from ..bots import Thinking
 from ..vocabulary import PACE_FACTORS, Actor, SeatKind
 from .clock import Timer
 from .commands import BotMove, Command, TurnTimeout
@@ -47,7 +47,7 @@ class Turns:
         self.deadline: float | None = None  # wall-clock time the current human turn ends
         self._turn: tuple[int, int, float] | None = None  # version, seat, deadline
         self._timer: Timer | None = None  # a human's turn timer, or a bot's pause
-        self._thinking: asyncio.Task[None] | None = None
+        self._thinking: Thinking | None = None
 
     @property
     def turn(self) -> tuple[int, int, float] | None:
@@ -122,18 +122,22 @@ class Turns:
 
     def _start(self, version: int, seat: int, level: str, by: Actor,
                observation: Observation) -> None:
+        """Off the actor: let a bot decide; its move is posted to the table."""
         self._timer = None
-        self._thinking = asyncio.create_task(self._decide(version, seat, level, by, observation))
-
-    async def _decide(
-        self, version: int, seat: int, level: str, by: Actor, observation: Observation
-    ) -> None:
-        """Off the actor: let a bot decide, then post the move to the table."""
         table = self._table
         seed = (table.seed + version) % (1 << 63)
+        decided = partial(self._decided, version, seat, level, by, observation)
         try:
-            action = await table.services.bots.decide(level, observation, seed)
-        except Exception:  # a broken bot must not freeze the table
-            log.exception("table %s: %s bot failed for seat %d", table.id, level, seat)
+            self._thinking = table.services.bots.think(level, observation, seed, decided)
+        except Exception as exc:  # the bots are stopped (shutdown): the table still moves
+            decided(None, exc)
+
+    def _decided(self, version: int, seat: int, level: str, by: Actor,
+                 observation: Observation, action: Action | None,
+                 error: BaseException | None) -> None:
+        table = self._table
+        if error is not None or action is None:  # a broken bot must not freeze the table
+            log.error("table %s: %s bot failed for seat %d", table.id, level, seat,
+                      exc_info=error)
             action = observation.legal_actions[0]
         table.post(BotMove(version, seat, action, by))
