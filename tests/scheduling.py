@@ -16,7 +16,7 @@ import pytest
 from xdist.remote import Producer  # type: ignore[import-untyped]  # xdist has no types
 from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
-E2E_UNITS = 2  # two of make test's six workers run the browser tests, all run the rest
+E2E_UNITS = 3  # three of make test's six workers run the browser tests, all run the rest
 BROWSER_FILES = sorted(path.name for path in (Path(__file__).parent / "e2e").glob("test_*.py"))
 
 

@@ -1,4 +1,4 @@
-"""make test's work units (tests/scheduling.py): a file each, the browser tests' in two."""
+"""make test's work units (tests/scheduling.py): a file each, the browser tests' in E2E_UNITS."""
 
 from tests.scheduling import BROWSER_FILES, E2E_UNITS, work_unit
 
