@@ -5,8 +5,10 @@ the client's connect timeout.  If the loop stalls past that timeout right then (
 machine), the close raises redis's TimeoutError in place of the CancelledError it was
 unwinding.  A loop that retries on RedisError would take it for an outage and go on for
 ever, and the shutdown that cancelled it, waiting for it, would never end
-(tests/test_cancelled_listeners.py).  :func:`raise_if_cancelled` mends the loops;
-:func:`stop_tasks` bounds the wait, should another such loop be written.
+(tests/test_cancelled_listeners.py).  :func:`raise_if_cancelled` mends the loops,
+and every retrying loop sleeps between rounds with :func:`pause`, which ends it if a
+cancel was swallowed anyway; :func:`stop_tasks` bounds the wait, should another such loop
+be written.
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ def raise_if_cancelled(error: BaseException) -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError from error
+
+
+async def pause(seconds: float) -> None:
+    """A retrying loop's sleep between rounds.  If the task was asked to stop while a round
+    ran, and a handler of the round took the cancel for an error (redis-py's clean-up
+    replaced it), the cancel is raised here: the loop ends instead of retrying for ever."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+    await asyncio.sleep(seconds)
 
 
 async def stop_tasks(tasks: Collection[asyncio.Task[Any]], what: str,

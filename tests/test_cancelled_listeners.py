@@ -175,3 +175,43 @@ def test_a_task_slow_to_end_is_waited_for_and_warned_of(
         assert all(r.levelname == "WARNING" for r in caplog.records if "the test" in r.message)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("loop", ["_loop", "_sweeper"])
+def test_the_cluster_s_loops_end_when_a_cancel_comes_back_as_a_redis_error(
+        loop: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round of a node's loop cancelled inside Redis's clean-up raises redis's
+    TimeoutError in place of the cancel (a loaded machine): the loop, which retries on
+    Redis errors, still ends at once instead of retrying for ever (its ``pause``)."""
+    prefix = f"test-{uuid.uuid4().hex}:"
+    settings = app_settings(redis_url=REDIS_SERVER, redis_prefix=prefix,
+                            database_url="postgresql://postgres@127.0.0.1:5432/test")
+
+    async def round_cut_short() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            raise RedisTimeoutError("Timeout closing the connection") from None
+
+    async def scenario() -> None:
+        storage = MemoryStorage()
+        lobby = Lobby(settings.tables, BotRunner(settings.bots), storage)
+        shared = RedisShared.connect(REDIS_SERVER, Keys(prefix))
+        cluster = Cluster(settings.cluster, lobby, cast(DatabaseStorage, storage), "key", shared)
+        monkeypatch.setattr(cluster, "_tick", round_cut_short)
+        monkeypatch.setattr(cluster, "_sweep", round_cut_short)
+        monkeypatch.setattr(cluster, "_seed", round_cut_short)
+        task = asyncio.create_task(getattr(cluster, loop)(), name=loop)
+        try:
+            await asyncio.sleep(0.05)  # inside its round
+            await ends(asyncio.ensure_future(stop_tasks([task], "the test", timeout=0.5)),
+                       "the stop")
+            assert task.cancelled()
+        finally:
+            await shared.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        delete_keys(REDIS_SERVER, prefix)

@@ -19,7 +19,7 @@ from saq import Job, Worker
 from saq.queue.redis import RedisQueue
 from saq.types import Context, PartialTimersDict, WorkerInfo
 
-from ..cancelled import raise_if_cancelled, stop_tasks
+from ..cancelled import pause, raise_if_cancelled, stop_tasks
 from ..sections import AnalysisSettings
 from ..shared import UNREACHABLE
 from ..storage import StorageError
@@ -107,7 +107,7 @@ class SaqQueue:
         saq).  A job that ended between the two reads is queued for nothing: its row says
         it is over, and :meth:`Analyses.run` returns at once."""
         while True:
-            await asyncio.sleep(self._heartbeat)
+            await pause(self._heartbeat)
             try:
                 match_ids = await self._pending()
                 held = await self._queue.jobs(match_ids) if match_ids else []

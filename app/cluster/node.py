@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable
 from typing import Any, cast
 
-from ..cancelled import stop_tasks
+from ..cancelled import pause, stop_tasks
 from ..db.storage import DatabaseStorage
 from ..errors import ErrorCode
 from ..sections import ClusterSettings
@@ -252,7 +252,7 @@ class Cluster:
                 self._redis.failed(exc)
             except Exception:  # a bug must not end the loop: leases would run out
                 log.exception("cluster loop failed")
-            await asyncio.sleep(self.period)
+            await pause(self.period)
 
     async def _seed(self) -> None:
         """Matches on in the log, so that orphans are found even after Redis lost its
@@ -321,7 +321,7 @@ class Cluster:
                     pass  # Redis away: published again once it answers
                 except Exception:  # a fault of ours: logged, and the loop goes on
                     log.exception("cluster: the lobby's tables not published")
-            await asyncio.sleep(LOBBY_EVERY)
+            await pause(LOBBY_EVERY)
 
     async def _sweeper(self) -> None:
         """Take over the matches on whose owner is gone; every SEED_EVERY sweeps, and at
@@ -342,7 +342,7 @@ class Cluster:
             except Exception:
                 log.exception("cluster sweeper failed")
             sweeps += 1
-            await asyncio.sleep(self.period)
+            await pause(self.period)
 
     async def _sweep(self) -> None:
         """Orphans among this node's share of the matches on (:mod:`.sweep`) taken over in

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from ..cancelled import stop_tasks
+from ..cancelled import pause, stop_tasks
 from ..db import kept_notices
 from ..db.session import Database
 from ..events import NOTICES, FriendOnlineNotice, Notice, Someone
@@ -148,4 +148,4 @@ class Notices:
                 log.warning("presence: not renewed, Redis: %s", exc)
             except Exception:
                 log.exception("presence: not renewed")
-            await asyncio.sleep(RENEW)
+            await pause(RENEW)

@@ -23,7 +23,7 @@ from ai import Level
 from engine import Options
 
 from ..auth import Player
-from ..cancelled import stop_tasks
+from ..cancelled import pause, stop_tasks
 from ..cluster import Cluster
 from ..cluster.leases import Leases
 from ..db.session import Database
@@ -92,7 +92,7 @@ class Director:
                 log.warning("tournaments wait: %s", exc)
             except Exception:
                 log.exception("tournaments: a pass failed; trying again")
-            await asyncio.sleep(TICK)
+            await pause(TICK)
 
     async def tick(self) -> None:
         """One pass: the leagues' season kept (closed at its end, the next opened), this
