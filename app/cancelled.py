@@ -23,10 +23,6 @@ log = logging.getLogger(__name__)
 # Seconds cancelled tasks get to end at a shutdown: a pub/sub's close takes up to the
 # Redis client's 1 s timeout.
 STOP_TIMEOUT = 2.0
-# How many times that again a task past it is still waited for: on a loaded machine an
-# honest task's clean-up (a Redis pipeline's connection reset, say) can outrun the first
-# wait, and that is worth a warning, not an error.
-LATE_FACTOR = 3
 
 
 def raise_if_cancelled(error: BaseException) -> None:
@@ -49,28 +45,17 @@ async def pause(seconds: float) -> None:
 
 async def stop_tasks(tasks: Collection[asyncio.Task[Any]], what: str,
                      timeout: float = STOP_TIMEOUT) -> None:
-    """Cancel ``tasks`` and wait for them, ``timeout`` seconds, then ``LATE_FACTOR`` times
-    that again for the late ones (a warning): a task still running then is a defect,
-    logged, and the shutdown goes on without it.  What the tasks raised as they ended is
-    theirs to log; here it is only collected."""
+    """Cancel ``tasks`` and wait for them, ``timeout`` seconds at most: a task still running
+    then is a defect, logged, and the shutdown goes on without it.  What the tasks raised
+    as they ended is theirs to log; here it is only collected."""
     for task in tasks:
         task.cancel()
     if not tasks:
         return
-    _, pending = await asyncio.wait(tasks, timeout=timeout)
-    if pending:
-        late = _names(pending)
-        _, pending = await asyncio.wait(pending, timeout=LATE_FACTOR * timeout)
-        if pending:
-            log.error("%s: %d task(s) still running %.0f s after being cancelled: %s", what,
-                      len(pending), (1 + LATE_FACTOR) * timeout, _names(pending))
-        else:
-            log.warning("%s: slow to end after being cancelled (more than %.0f s): %s",
-                        what, timeout, late)
-    for task in tasks:
-        if task.done() and not task.cancelled():
+    done, pending = await asyncio.wait(tasks, timeout=timeout)
+    for task in done:
+        if not task.cancelled():
             task.exception()  # retrieved: no "never retrieved" warning at exit
-
-
-def _names(tasks: Collection[asyncio.Task[Any]]) -> str:
-    return ", ".join(sorted(t.get_name() for t in tasks))
+    if pending:
+        log.error("%s: %d task(s) still running %.0f s after being cancelled: %s", what,
+                  len(pending), timeout, ", ".join(sorted(t.get_name() for t in pending)))

@@ -154,29 +154,6 @@ def test_a_shutdown_goes_on_past_a_task_that_does_not_end(
     asyncio.run(scenario())
 
 
-def test_a_task_slow_to_end_is_waited_for_and_warned_of(
-        caplog: pytest.LogCaptureFixture) -> None:
-    """A task whose clean-up outruns the first wait (a loaded machine) still ends: the
-    shutdown waits for it and says so as a warning, not as the error of a stuck task."""
-    async def scenario() -> None:
-        async def slow() -> None:
-            try:
-                await asyncio.sleep(3600)
-            finally:
-                await asyncio.shield(asyncio.sleep(0.3))  # a clean-up that takes a while
-
-        task = asyncio.create_task(slow(), name="slow")
-        await asyncio.sleep(0)
-        await ends(asyncio.ensure_future(stop_tasks([task], "the test", timeout=0.2)),
-                   "the stop")
-        assert task.done()
-        assert "the test: slow to end" in caplog.text and "slow" in caplog.text
-        assert "still running" not in caplog.text
-        assert all(r.levelname == "WARNING" for r in caplog.records if "the test" in r.message)
-
-    asyncio.run(scenario())
-
-
 @pytest.mark.redis
 @pytest.mark.parametrize("loop", ["_loop", "_sweeper"])
 def test_the_cluster_s_loops_end_when_a_cancel_comes_back_as_a_redis_error(
