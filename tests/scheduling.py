@@ -27,36 +27,43 @@ from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 E2E_UNITS = 3  # three of make test's six workers run the browser tests, all run the rest
 BROWSER_FILES = sorted(path.name for path in (Path(__file__).parent / "e2e").glob("test_*.py"))
 
-# Seconds each file took (setup, call and teardown of its tests; pytest --junitxml), in
-# `pytest -n 2 --dist loadfile` at a load of 4 to 6 on two cores, 2026-12-07, after the
-# changes of that day (docs/testing.md); the files of 15 s or more.  Only the order they
-# give matters: refresh them when a file's time changes much.  A browser file missing
-# here counts NEW_BROWSER_FILE.
+# Seconds each file took (setup, call and teardown of its tests; pytest --junitxml) on two
+# cores shared with other sessions, 2026-12-07 (docs/testing.md): the browser files in a
+# run of tests/e2e alone after that day's cuts (`pytest -n 2 --dist loadfile`, load 2.4
+# to 5.5), the others, those of 15 s or more, in the whole suite's run before them (the
+# same command, load 5.4 to 6.1; the files cut since at their new share).  Only the order
+# they give matters (the browser units stay the longest either way): refresh them when a
+# file's time changes much.  A browser file missing here counts NEW_BROWSER_FILE.
 SECONDS = {
-    "tests/e2e/test_deal_end.py": 118,
-    "tests/e2e/test_presence_ui.py": 90,
-    "tests/e2e/test_layout.py": 80,
-    "tests/e2e/test_newcomer.py": 80,
-    "tests/e2e/test_analysis.py": 86,
-    "tests/e2e/test_community_ui.py": 72,
-    "tests/e2e/test_accounts_ui.py": 52,
-    "tests/e2e/test_turn_timer.py": 52,
-    "tests/e2e/test_coinche.py": 49,
-    "tests/e2e/test_problems.py": 47,
-    "tests/e2e/test_play_now.py": 46,
-    "tests/e2e/test_small_defects.py": 36,
-    "tests/e2e/test_comfort.py": 35,
-    "tests/e2e/test_resend.py": 30,
-    "tests/e2e/test_rules_help.py": 28,
-    "tests/e2e/test_sounds.py": 28,
-    "tests/e2e/test_tournaments.py": 28,
-    "tests/e2e/test_two_players.py": 28,
-    "tests/e2e/test_interruptions.py": 26,
-    "tests/e2e/test_play.py": 26,
-    "tests/e2e/test_csp.py": 20,
-    "tests/e2e/test_chat.py": 17,
-    "tests/e2e/test_history.py": 17,
-    "tests/e2e/test_lobby.py": 16,
+    "tests/e2e/test_layout.py": 69,
+    "tests/e2e/test_presence_ui.py": 64,
+    "tests/e2e/test_deal_end.py": 62,
+    "tests/e2e/test_analysis.py": 54,
+    "tests/e2e/test_community_ui.py": 45,
+    "tests/e2e/test_coinche.py": 40,
+    "tests/e2e/test_newcomer.py": 40,
+    "tests/e2e/test_turn_timer.py": 38,
+    "tests/e2e/test_accounts_ui.py": 28,
+    "tests/e2e/test_rules_help.py": 26,
+    "tests/e2e/test_tournaments.py": 25,
+    "tests/e2e/test_play.py": 24,
+    "tests/e2e/test_two_players.py": 22,
+    "tests/e2e/test_resend.py": 20,
+    "tests/e2e/test_play_now.py": 17,
+    "tests/e2e/test_problems.py": 17,
+    "tests/e2e/test_small_defects.py": 17,
+    "tests/e2e/test_lobby.py": 15,
+    "tests/e2e/test_sounds.py": 15,
+    "tests/e2e/test_chat.py": 12,
+    "tests/e2e/test_csp.py": 12,
+    "tests/e2e/test_history.py": 11,
+    "tests/e2e/test_interruptions.py": 11,
+    "tests/e2e/test_silence.py": 11,
+    "tests/e2e/test_comfort.py": 10,
+    "tests/e2e/test_scoresheet.py": 10,
+    "tests/e2e/test_history_details.py": 9,
+    "tests/e2e/test_errors.py": 5,
+    "tests/e2e/test_lobby_pages.py": 3,
     "tests/test_cluster.py": 122,
     "tests/test_analysis_api.py": 115,
     "tests/test_cluster_failover.py": 98,
