@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     node_url: str | None = None  # how the other nodes reach this one (default: host and port)
     # Seconds a node owns its tables without renewing: a dead node's tables move after it.
     lease_seconds: float = Field(default=6.0, ge=1)
+    # Sweeps (each LEASE_SECONDS / 3) between two readings of the unfinished matches from
+    # the log: a minute at the default lease.  Tests read it sooner, to see a paused
+    # database within seconds.
+    seed_sweeps: int = Field(default=30, ge=1)
 
     # Guest tokens are signed with this key; restored tables need the same key after a
     # restart, so development keeps a generated one in ``secret_key_file``.

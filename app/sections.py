@@ -142,6 +142,7 @@ class ClusterSettings:
     node_id: str
     advertised_url: str
     lease_seconds: float
+    seed_sweeps: int
     lobby_cache_seconds: float
 
 

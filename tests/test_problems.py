@@ -40,8 +40,9 @@ from tests.test_db_support import opened, play_logged, run
 from .test_accounts import auth, make_client
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
-# The module's fixture reviews two matches in the first test's time: a few seconds alone,
-# past the default 120 s on a machine as loaded as a whole run makes it.
+# The module's fixture runs two analysis jobs (one review) in the first test's time: a few
+# seconds alone; two reviews went past the default 120 s on a machine as loaded as a whole
+# run makes it.
 pytestmark = pytest.mark.timeout(300)
 
 SHORT = Options.make("bulgarian", target_score=10)  # over after its first scored deal
@@ -49,16 +50,26 @@ SEED = 1
 
 
 class InProcess:
-    """The review pool's part, in this process: the real review, without a worker."""
+    """The review pool's part, in this process: the real review, without a worker, made
+    once for a given play, seed and sample count (the private copy's record is the open
+    match's but for its id and times: its review, seconds of CPU, is not made twice)."""
+
+    def __init__(self) -> None:
+        self.made: dict[str, dict[str, Any]] = {}
 
     async def review(self, key: str, record: dict[str, Any], seed: int, samples: int,
                      report: Any) -> dict[str, Any]:
-        return review_json(review(record, seed=seed, samples=samples))
+        play = {k: v for k, v in record.items() if k not in ("id", "started_at", "finished_at")}
+        asked = json.dumps([play, seed, samples], sort_keys=True)
+        if asked not in self.made:
+            self.made[asked] = review_json(review(record, seed=seed, samples=samples))
+        return self.made[asked]
 
 
-async def analysed(url: str, match_id: str, private: bool, ana: str) -> dict[str, Any]:
+async def analysed(url: str, match_id: str, private: bool, ana: str,
+                   pool: InProcess) -> dict[str, Any]:
     """Store a finished match with Ana at seat 0 and bots at 1 and 3, run its analysis
-    job to its end; the stored review."""
+    job to its end on ``pool``; the stored review."""
     seats = (Seat(SeatKind.HUMAN, "Ana", ana), Seat(SeatKind.BOT, "Bot", level=Level.HARD),
              Seat(SeatKind.HUMAN, "Ivo", "p-ivo"), Seat(SeatKind.BOT, "Bot", level=Level.EASY))
     async with opened(url) as db:
@@ -69,7 +80,7 @@ async def analysed(url: str, match_id: str, private: bool, ana: str) -> dict[str
         settings = Settings(database_url=url, analysis_samples=1)
         jobs = Analyses(settings.analysis, db, Limiter(LocalShared(Keys("t:")).limits),
                         LocalShared(Keys("t:")))
-        jobs._pool = InProcess()  # type: ignore[assignment]
+        jobs._pool = pool  # type: ignore[assignment]
         await rows.create(db, match_id, 1, 1, rows.Requester(None, None), lambda _: None)
         await jobs.run(match_id)
         row = await rows.get(db, match_id)
@@ -92,8 +103,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     upgrade(url)
     with make_client(url) as client:
         guest = client.post("/api/guests", json={"name": "Ana"}).json()
-        result = run(analysed(url, "m-open", False, guest["id"]))
-        assert run(analysed(url, "m-secret", True, guest["id"])) == result
+        pool = InProcess()
+        result = run(analysed(url, "m-open", False, guest["id"], pool))
+        assert run(analysed(url, "m-secret", True, guest["id"], pool)) == result
+        assert len(pool.made) == 1, "the private copy's play differs from the open match's"
         yield {"client": client, "ana": auth(guest["token"]), "ana_id": guest["id"],
                "record": run(record_of(url, "m-open")), "result": result, "url": url}
 

@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as workdir, serve(Path(workdir)) as server:
         open_tables(server)
         with chromium() as browser:
-            desktop(new_context(browser, server, DESKTOP).new_page(), out)
-            phone(new_context(browser, server, PHONE).new_page(), out)
+            desktop(new_context(browser, server, DESKTOP, pace=None).new_page(), out)
+            phone(new_context(browser, server, PHONE, pace=None).new_page(), out)
     for name in ("lobby", "auction", "trick", "score-sheet", "phone-trick"):
         print(out / f"{name}.png")
 

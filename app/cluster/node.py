@@ -28,7 +28,6 @@ from .sweep import bucket, by_bucket, share
 
 log = logging.getLogger(__name__)
 
-SEED_EVERY = 30  # sweeps between two readings of the unfinished matches from the log
 LOBBY_EVERY = 0.25  # seconds between two looks for a change in this node's open tables
 PARKED_MS = 60_000  # how long a waiting table handed over waits for a node to take it
 
@@ -58,6 +57,7 @@ class Cluster:
         self.mark = relay_mark(key)
         self.relay = Relay(self.mark)
         self.period = lease / 3
+        self.seed_sweeps = settings.seed_sweeps  # between two readings of the log's matches
         self._redis = Outage(log, "Redis")  # whether Redis answered the last loop
         self._database = Outage(log, "database", answering=True)  # the last sweep's reading
         self._lease_ms = int(lease * 1000)
@@ -324,14 +324,14 @@ class Cluster:
             await pause(LOBBY_EVERY)
 
     async def _sweeper(self) -> None:
-        """Take over the matches on whose owner is gone; every SEED_EVERY sweeps, and at
+        """Take over the matches on whose owner is gone; every ``seed_sweeps`` sweeps, and at
         every sweep while the database does not answer, read them from the log first
         (:meth:`_seed`).  Apart from the loop, so that neither taking over many tables nor
         a database that stalls delays the renewal of this node's own leases."""
         sweeps = 0
         while True:
             try:
-                if sweeps % SEED_EVERY == 0 or self._database.answering is False:
+                if sweeps % self.seed_sweeps == 0 or self._database.answering is False:
                     await self._seed()
                     self._database.answered()
                 await self._sweep()

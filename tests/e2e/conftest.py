@@ -35,7 +35,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
 
 @pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with serve(tmp_path_factory.mktemp("e2e-server")) as running:
+    """The package's server; its reviews take one sample (test_analysis.py waits for one:
+    seconds, not a minute), which no other test sees."""
+    with serve(tmp_path_factory.mktemp("e2e-server"), ANALYSIS_SAMPLES="1") as running:
         yield running
 
 

@@ -2,80 +2,71 @@
 "Analyse" button asks for the review; its panel shows the per-player summary, the key
 moments and how decisions are graded (the thresholds in match points, the margin), and
 the replay shows the evaluation beside the decisions, each loss with its ± (and, while
-the match was still on, offered no analysis).  The server is this
-test's own, reviewing with one sample (ANALYSIS_SAMPLES) so that it takes seconds."""
+the match was still on, offered no analysis).  The package's server reviews with one
+sample (ANALYSIS_SAMPLES, tests/e2e/conftest.py), so that a review takes seconds; the
+test of the address's limit has a server of its own, with that limit at one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.harness import new_context, serve
 from tests.e2e.ui import play_until, sign_in, start_with_bots
 
-# A server of its own, a match and its review: more than the usual per-test guard.
+# A match and its review, or a server of its own and two matches: more than the usual guard.
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 REVIEW_MS = 120_000  # a guard for the review on a loaded machine, not a speed check
 
 
-def test_a_finished_match_is_analysed(browser: Browser, tmp_path: Path) -> None:
-    with serve(tmp_path, ANALYSIS_SAMPLES="1") as server:
-        context = new_context(browser, server)
-        try:
-            page = context.new_page()
-            sign_in(page, "Ana")
-            table_id = start_with_bots(page, target_score="1")
-            play_until(page, lambda state: state.status == "over")
+def test_a_finished_match_is_analysed(page: Page) -> None:
+    # The package's server, which reviews with one sample (tests/e2e/conftest.py).
+    sign_in(page, "Ana")
+    table_id = start_with_bots(page, target_score="1")
+    play_until(page, lambda state: state.status == "over")
 
-            page.goto(f"/#/match/{table_id}")
-            panel = page.locator("[data-testid=analysis]")
-            expect(panel).to_have_attribute("data-status", "none")
-            page.locator("[data-testid=analyse]").click()
-            expect(panel).to_have_attribute("data-status", "done", timeout=REVIEW_MS)
-            summary = page.locator("[data-testid=analysis-summary] tbody tr")
-            expect(summary).to_have_count(4)
-            expect(summary.first).to_contain_text("Ana")
-            thresholds = page.locator("[data-testid=analysis-thresholds]")
-            expect(thresholds).to_contain_text("How decisions are graded")
-            # bulgarian scores in tens: a card's 10, 30 and 80 card points are 1, 3, 8
-            expect(thresholds.locator("tbody tr").first.locator("td")).to_have_text(
-                ["from 1", "from 3", "from 8"])
-            expect(thresholds).to_contain_text("±")
-            moments = page.locator("[data-testid=analysis-moments] a")
-            evaluation = page.locator("[data-testid=analysis-evaluation]")
-            if moments.count():  # a jump lands on the replay's frame that shows the decision
-                step = moments.first.get_attribute("data-step")
-                moments.first.click()
-                expect(evaluation.locator(f"li[data-step='{step}']").first).to_be_visible()
+    page.goto(f"/#/match/{table_id}")
+    panel = page.locator("[data-testid=analysis]")
+    expect(panel).to_have_attribute("data-status", "none")
+    page.locator("[data-testid=analyse]").click()
+    expect(panel).to_have_attribute("data-status", "done", timeout=REVIEW_MS)
+    summary = page.locator("[data-testid=analysis-summary] tbody tr")
+    expect(summary).to_have_count(4)
+    expect(summary.first).to_contain_text("Ana")
+    thresholds = page.locator("[data-testid=analysis-thresholds]")
+    expect(thresholds).to_contain_text("How decisions are graded")
+    # bulgarian scores in tens: a card's 10, 30 and 80 card points are 1, 3, 8
+    expect(thresholds.locator("tbody tr").first.locator("td")).to_have_text(
+        ["from 1", "from 3", "from 8"])
+    expect(thresholds).to_contain_text("±")
+    moments = page.locator("[data-testid=analysis-moments] a")
+    evaluation = page.locator("[data-testid=analysis-evaluation]")
+    if moments.count():  # a jump lands on the replay's frame that shows the decision
+        step = moments.first.get_attribute("data-step")
+        moments.first.click()
+        expect(evaluation.locator(f"li[data-step='{step}']").first).to_be_visible()
 
-            page.goto(f"/#/replay/{table_id}")
-            expect(evaluation).to_be_visible()
-            expect(evaluation.locator("[data-grade]").first).to_be_visible()  # the auction's
-            losses = page.locator(".analysis-loss")
-            for i in range(losses.count()):  # every loss shown carries its margin
-                expect(losses.nth(i)).to_contain_text("±")
-        finally:
-            context.close()
+    page.goto(f"/#/replay/{table_id}")
+    # The auction's frame, drawn anew (the first call is a decision): the losses counted
+    # below are this frame's, not those of the frame the jump above left on the page.
+    expect(evaluation.locator("li[data-step='0'] [data-grade]").first).to_be_visible()
+    losses = page.locator(".analysis-loss")
+    for i in range(losses.count()):  # every loss shown carries its margin
+        expect(losses.nth(i)).to_contain_text("±")
 
 
-def test_the_replay_of_a_match_still_on_offers_no_analysis(browser: Browser,
-                                                           tmp_path: Path) -> None:
-    with serve(tmp_path) as server:
-        context = new_context(browser, server)
-        try:
-            page = context.new_page()
-            sign_in(page, "Ana")
-            table_id = start_with_bots(page)
-            play_until(page, lambda state: state.summary)  # a deal over, the match on
-            replay = context.new_page()
-            replay.goto(f"/#/replay/{table_id}")
-            expect(replay.locator("[data-testid=replay-position]")).to_be_visible()
-            expect(replay.locator("[data-testid=analysis]")).to_have_count(0)
-        finally:
-            context.close()
+def test_the_replay_of_a_match_still_on_offers_no_analysis(page: Page) -> None:
+    # The package's server: nothing is analysed here, no setting of its own is needed.
+    sign_in(page, "Ana")
+    table_id = start_with_bots(page)
+    play_until(page, lambda state: state.summary)  # a deal over, the match on
+    replay = page.context.new_page()
+    replay.goto(f"/#/replay/{table_id}")
+    expect(replay.locator("[data-testid=replay-position]")).to_be_visible()
+    expect(replay.locator("[data-testid=analysis]")).to_have_count(0)
 
 
 def test_a_visitor_past_their_analyses_is_told_when_to_come_back(browser: Browser,

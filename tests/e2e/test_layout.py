@@ -251,6 +251,11 @@ HEADER = """() => {
 }"""
 
 
+# Two frames drawn: the resize's layout, then its ResizeObserver callbacks (which mark the
+# fades at once), are done by the second (not a fixed 0.1 s at each of 63 sizes).
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
 def test_the_header_fits_every_width_in_every_language(open_page: OpenPage) -> None:
     """Nine links, a brand, the account, the settings and the language in seven
     languages: at every size the page is no wider than the screen, the tools are whole,
@@ -268,7 +273,7 @@ def test_the_header_fits_every_width_in_every_language(open_page: OpenPage) -> N
         expect(page.locator("html")).to_have_attribute("lang", lang)
         for size in sizes:
             page.set_viewport_size(size)
-            page.wait_for_timeout(100)  # the resize observer's fade
+            page.evaluate(FRAMES)  # the resize observer's fade, set by then
             seen = page.evaluate(HEADER)
             width = size["width"]
             where = f"{lang} {width}x{size['height']}: {seen}"

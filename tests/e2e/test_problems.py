@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, expect
 from tests.e2e.harness import PHONE, new_context, serve
 from tests.e2e.ui import sign_in
 from tests.test_db_support import run
-from tests.test_problems import analysed
+from tests.test_problems import InProcess, analysed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -28,7 +28,7 @@ def test_a_player_solves_a_problem_from_a_mistake(browser: Browser, tmp_path: Pa
             me = page.evaluate("JSON.parse(localStorage.getItem('belote.guest'))")
             with ThreadPoolExecutor(1) as thread:  # Playwright's loop holds this thread
                 thread.submit(run, analysed(f"sqlite:///{tmp_path / 'belote.db'}", "m-e2e",
-                                            False, me["id"])).result()
+                                            False, me["id"], InProcess())).result()
             page.goto("/#/problems")
             rows = page.locator("[data-testid=problems-mine] [data-testid=problem-row]")
             expect(rows.filter(has_text="Find the best card")).to_have_count(1)
