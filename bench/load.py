@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -200,6 +201,16 @@ async def sample_lag(lags: list[float], measuring: asyncio.Event, stop: asyncio.
             lags.append(time.perf_counter() - start - 0.05)
 
 
+def quiet_collector() -> None:
+    """Keep this client's garbage collector from stalling it while it measures: what it
+    set up is frozen, and collections wait until the window is over.  Its pauses (tens of
+    ms with a thousand sockets) were counted in every action -> update they fell in, as
+    the server's latency; the client is the instrument, not what is measured."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
@@ -297,6 +308,7 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
             await call(http, "POST", f"/api/tables/{table_id}/start",
                        headers={"Authorization": f"Bearer {token}"})
         print(f"{len(tables)} tables playing; warming up {args.warmup:.0f} s", flush=True)
+        quiet_collector()
         client_lags: list[float] = []
         sampler = asyncio.create_task(sample_lag(client_lags, measuring, stop))
         await asyncio.sleep(args.warmup)
@@ -317,6 +329,7 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
         analyses = [(await http.get(f"/api/matches/{match_id}/analysis")).json()
                     for match_id in analysed]
         stop.set()
+        gc.enable()
         for ws in sockets:
             await ws.close()
         await asyncio.gather(*players, sampler, return_exceptions=True)

@@ -39,8 +39,11 @@ PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
 
 
 
+CARD_NAMES: tuple[str, ...] = tuple(RANKS[c & 7] + SUITS[c >> 3] for c in range(32))
+
+
 def card_name(card: Card) -> str:
-    return RANKS[card & 7] + SUITS[card >> 3]
+    return CARD_NAMES[card]
 
 
 def parse_card(text: str) -> Card:
@@ -67,6 +70,18 @@ _SUIT_CARDS = tuple(
 def card_list(mask: Mask) -> list[Card]:
     """The cards of a mask as a list, lowest first (faster than :func:`cards_of`)."""
     c, d, h, s = _SUIT_CARDS
+    return [
+        *c[mask & 0xFF], *d[(mask >> 8) & 0xFF], *h[(mask >> 16) & 0xFF], *s[mask >> 24]
+    ]
+
+
+_SUIT_NAMES = tuple(tuple(tuple(CARD_NAMES[c] for c in cards) for cards in suit)
+                    for suit in _SUIT_CARDS)
+
+
+def card_names(mask: Mask) -> list[str]:
+    """The names of a mask's cards, lowest first: a hand as a view shows it."""
+    c, d, h, s = _SUIT_NAMES
     return [
         *c[mask & 0xFF], *d[(mask >> 8) & 0xFF], *h[(mask >> 16) & 0xFF], *s[mask >> 24]
     ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, action_name, is_call
-from .cards import SUITS, Card, Mask, card_name, cards_of
+from .cards import CARD_NAMES, SUITS, Card, Mask, card_names
 from .deal import Deal, Phase, trick_state
 from .declarations import COMBOS, DeclarationKind
 from .options import Options
@@ -82,7 +82,7 @@ class PublicObservation:
             "to_move": self.to_move,
             "hand": [],
             "hand_sizes": list(self.hand_sizes),
-            "turned": None if self.turned is None else card_name(self.turned),
+            "turned": None if self.turned is None else CARD_NAMES[self.turned],
             "auction": [{"seat": s, "bid": action_name(a)} for s, a in self.auction],
             "contract": (None if self.contract is None
                          else self.options.strain_names[self.contract]),
@@ -91,15 +91,15 @@ class PublicObservation:
             "value": self.value,
             "out_of_turn": list(self.out_of_turn),
             "tricks": [
-                {"leader": leader, "cards": [card_name(c) for c in cards]}
+                {"leader": leader, "cards": [CARD_NAMES[c] for c in cards]}
                 for leader, cards in self.tricks
             ],
-            "trick": {"leader": self.leader, "cards": [card_name(c) for c in self.trick]},
+            "trick": {"leader": self.leader, "cards": [CARD_NAMES[c] for c in self.trick]},
             "announcements": [_announcement(a) for a in self.announcements],
             "previous_announcements": [_announcement(a) for a in self.previous],
             "previous_trick": None if self.previous_trick is None else {
                 "leader": self.previous_trick[0],
-                "cards": [card_name(c) for c in self.previous_trick[1]],
+                "cards": [CARD_NAMES[c] for c in self.previous_trick[1]],
                 "winner": self.previous_trick[2],
             },
             "belots": [{"seat": s, "suit": SUITS[suit]} for s, suit in self.belots],
@@ -125,13 +125,13 @@ class Observation(PublicObservation):
         """The view in the record's notation, ready for JSON."""
         return PublicObservation.to_dict(self) | {  # slots: no zero-argument super()
             "seat": self.seat,
-            "hand": [card_name(c) for c in cards_of(self.hand)],
+            "hand": card_names(self.hand),
             "legal_actions": [action_name(a) for a in self.legal_actions],
         }
 
 
 def _announcement(a: Announcement) -> dict[str, Any]:
-    cards = None if a.cards is None else [card_name(c) for c in cards_of(a.cards)]
+    cards = None if a.cards is None else card_names(a.cards)
     return {"seat": a.seat, "kind": a.kind.value, "value": a.value, "cards": cards,
             "scored": a.scored}
 
