@@ -1,11 +1,12 @@
-/* The exact double-dummy search of ai/solver.py, compiled.
+/* The double-dummy search of ai/solver.py, compiled.
  *
  * ai/solver.py is the reference: this file is the same alpha-beta (cache of bounds at
  * trick starts, the same move ordering and equivalent-card pruning, the same value with
- * its valat term), 30 to 60 times faster, so that whole deals can be solved
- * within a bot's time cap.  Exact values are unique, so both must return the same
- * numbers; tests/test_ai_solver.py checks them against each other and against plain
- * minimax, and checks the rule of legal cards below against engine.deal.legal_cards.
+ * its valat term, the same static estimate past a horizon), 30 to 60 times faster, so
+ * that whole deals can be solved within a bot's time cap.  Values are unique, so both
+ * must return the same numbers; tests/test_ai_solver.py checks them against each other
+ * and against plain minimax, and checks the rule of legal cards below against
+ * engine.deal.legal_cards.
  * The card tables (strength order, points, which cards beat which, the trumps) and the
  * ruff rule's two choices come from the engine through ai/solver.py, so that this file
  * knows no variant and no contract; only the rule of legal cards is written here again.
@@ -41,16 +42,18 @@ typedef struct {
     int no_undertrump_partner, must_undertrump;  /* Options' ruff rule (RULES 5.3) */
     int valat[4];            /* the valat term of a finished deal, by `taken` */
     uint8_t suit_points[4][256];
+    int suit_weight[4][256]; /* solver.estimate's static weights, per suit byte */
     uint32_t hands[4];
     Entry *cache;
     size_t buckets;          /* of WAYS entries each, a power of two */
     long long nodes;
     struct timespec deadline;
     int has_deadline, timed_out, busy;
+    int has_weights;         /* whether a look-ahead (depth > 0) can estimate */
 } Core;
 
 static int search(Core *c, const int *trick, int ntrick, int leader, int win_seat,
-                  int win_card, int points, int taken, int alpha, int beta);
+                  int win_card, int points, int taken, int depth, int alpha, int beta);
 
 /* engine.deal.legal_cards (RULES 5.2, 5.3); `win_card` is ignored on an empty trick. */
 static uint32_t legal_cards(const Core *c, uint32_t hand, const int *trick, int ntrick,
@@ -177,10 +180,28 @@ static int same_position(const Entry *e, const Core *c, int tag)
         && e->hands[2] == c->hands[2] && e->hands[3] == c->hands[3];
 }
 
-/* The value after `seat` plays `card`; the hands are restored before returning. */
+/* solver.estimate: team 0's share of the points still in the hands, by the weight of
+ * its cards. */
+static int estimate(const Core *c)
+{
+    int total = LAST_TRICK, ours = 0, theirs = 0;
+    for (int seat = 0; seat < 4; seat++)
+        for (int suit = 0; suit < 4; suit++) {
+            int byte = c->hands[seat] >> (8 * suit) & 0xFF;
+            total += c->suit_points[suit][byte];
+            if (seat & 1)
+                theirs += c->suit_weight[suit][byte];
+            else
+                ours += c->suit_weight[suit][byte];
+        }
+    return total * ours / (ours + theirs);
+}
+
+/* The value after `seat` plays `card`; the hands are restored before returning.
+ * `depth`: the tricks still to complete before estimating the rest, 0 for no limit. */
 static int play(Core *c, const int *trick, int ntrick, int leader, int win_seat,
-                int win_card, int points, int taken, int seat, int card, int alpha,
-                int beta)
+                int win_card, int points, int taken, int depth, int seat, int card,
+                int alpha, int beta)
 {
     uint32_t bit = 1u << card;
     int result;
@@ -196,7 +217,7 @@ static int play(Core *c, const int *trick, int ntrick, int leader, int win_seat,
             memcpy(next, trick, sizeof(int) * (size_t)ntrick);
         next[ntrick] = card;
         result = search(c, next, ntrick + 1, leader, win_seat, win_card, points, taken,
-                        alpha, beta);
+                        depth, alpha, beta);
     } else {
         int last = !c->hands[seat];
         if (last)
@@ -205,16 +226,18 @@ static int play(Core *c, const int *trick, int ntrick, int leader, int win_seat,
         taken |= 1 << (win_seat & 1);
         if (last)
             result = gained + c->valat[taken];
+        else if (depth == 1)
+            result = gained + estimate(c);
         else
             result = gained + search(c, NULL, 0, win_seat, -1, -1, 0, taken,
-                                     alpha - gained, beta - gained);
+                                     depth ? depth - 1 : 0, alpha - gained, beta - gained);
     }
     c->hands[seat] ^= bit;
     return result;
 }
 
 static int search(Core *c, const int *trick, int ntrick, int leader, int win_seat,
-                  int win_card, int points, int taken, int alpha, int beta)
+                  int win_card, int points, int taken, int depth, int alpha, int beta)
 {
     if (!(++c->nodes & CLOCK_EVERY) && c->has_deadline) {
         struct timespec now;
@@ -227,7 +250,8 @@ static int search(Core *c, const int *trick, int ntrick, int leader, int win_sea
         return 0;
     uint32_t remaining = c->hands[0] | c->hands[1] | c->hands[2] | c->hands[3];
     Entry *bucket = NULL, *found = NULL;
-    int tag = 1 + (taken << 2 | leader);
+    /* A look-ahead's values depend on its depth: its entries are apart (depth <= 8). */
+    int tag = 1 + (depth << 4 | taken << 2 | leader);
     if (!ntrick) {
         /* What is left bounds the value (see solver._search). */
         int most = points_of(c, remaining) + LAST_TRICK + ((taken & 2) ? 0 : c->valat[1]);
@@ -268,8 +292,8 @@ static int search(Core *c, const int *trick, int ntrick, int leader, int win_sea
     int maximizing = (seat & 1) == 0;
     int best = maximizing ? -INF : INF;
     for (int i = 0; i < n; i++) {
-        int value = play(c, trick, ntrick, leader, win_seat, win_card, points, taken, seat,
-                         moves[i], alpha, beta);
+        int value = play(c, trick, ntrick, leader, win_seat, win_card, points, taken, depth,
+                         seat, moves[i], alpha, beta);
         if (c->timed_out)
             return 0;
         if (maximizing) {
@@ -353,19 +377,22 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
 {
     static char *names[] = {"trumps", "beats", "points", "strength", "order", "ruffs",
                             "valat_weight", "no_undertrump_partner", "must_undertrump",
-                            "cache_bits", NULL};
-    PyObject *beats, *points, *strength, *order;
+                            "cache_bits", "weights", NULL};
+    PyObject *beats, *points, *strength, *order, *weights = NULL;
     long long trumps, ruffs;
     int weight, no_undertrump_partner, must_undertrump;
     int cache_bits = CACHE_BITS;
     /* Everything is read and checked before anything of `c` changes: a failed call leaves
      * the Core as it was, and a search cannot start in between (reading runs Python). */
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LOOOOLipp|$i", names, &trumps, &beats,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LOOOOLipp|$iO", names, &trumps, &beats,
                                      &points, &strength, &order, &ruffs, &weight,
-                                     &no_undertrump_partner, &must_undertrump, &cache_bits))
+                                     &no_undertrump_partner, &must_undertrump, &cache_bits,
+                                     &weights))
         return -1;
     long long beats_of[32], points_of_card[32], strength_of[32], flat_order[32];
-    if (read_ints(beats, beats_of, 32, 0, 0xFFFFFFFFll, "beats")
+    long long weight_of[32] = {0};  /* without weights, no look-ahead (below) */
+    if ((weights && read_ints(weights, weight_of, 32, 1, 1000, "weights"))
+        || read_ints(beats, beats_of, 32, 0, 0xFFFFFFFFll, "beats")
         || read_ints(points, points_of_card, 32, 0, 20, "points")
         || read_ints(strength, strength_of, 32, 0, 63, "strength")
         || read_ints(order, flat_order, 32, 0, 31, "order"))
@@ -420,7 +447,13 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds)
                 if (byte >> r & 1)
                     sum += c->points[8 * suit + r];
             c->suit_points[suit][byte] = (uint8_t)sum;
+            sum = 0;
+            for (int r = 0; r < 8; r++)
+                if (byte >> r & 1)
+                    sum += (int)weight_of[8 * suit + r];
+            c->suit_weight[suit][byte] = sum;
         }
+    c->has_weights = weights != NULL;
     return 0;
 }
 
@@ -461,7 +494,7 @@ static int read_trick(PyObject *seq, int *trick, int *ntrick)
 /* Core.search and Core.play: checks the position, then searches with the GIL released.
  * `card` is the card the seat to move plays first, or -1 to value the position itself. */
 static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, int taken,
-                     int card, int alpha, int beta, double seconds)
+                     int card, int alpha, int beta, double seconds, int depth)
 {
     uint32_t held[4];
     int trick[4], ntrick;
@@ -490,6 +523,11 @@ static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, 
             PyErr_SetString(PyExc_ValueError, "hands: at most eight cards each");
             return NULL;
         }
+    if (depth < 0 || depth > 8 || (depth && !c->has_weights)) {
+        PyErr_SetString(PyExc_ValueError, "depth: 0 (no limit) to 8, above 0 only with "
+                        "the weights set");
+        return NULL;
+    }
     if (isnan(seconds)) {
         PyErr_SetString(PyExc_ValueError, "seconds: a number, negative for no limit");
         return NULL;
@@ -532,11 +570,11 @@ static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, 
     int value;
     Py_BEGIN_ALLOW_THREADS
     if (card == -1)
-        value = search(c, trick, ntrick, leader, win_seat, win_card, points, taken, alpha,
-                       beta);
+        value = search(c, trick, ntrick, leader, win_seat, win_card, points, taken, depth,
+                       alpha, beta);
     else
-        value = play(c, trick, ntrick, leader, win_seat, win_card, points, taken, seat, card,
-                     alpha, beta);
+        value = play(c, trick, ntrick, leader, win_seat, win_card, points, taken, depth, seat,
+                     card, alpha, beta);
     Py_END_ALLOW_THREADS
     c->busy = 0;
     if (c->timed_out)
@@ -547,27 +585,27 @@ static PyObject *run(Core *c, PyObject *hands, PyObject *trick_seq, int leader, 
 static PyObject *Core_search(Core *c, PyObject *args)
 {
     PyObject *hands, *trick;
-    int leader, taken, alpha, beta;
+    int leader, taken, alpha, beta, depth = 0;
     double seconds;
-    if (!PyArg_ParseTuple(args, "OOiiiid", &hands, &trick, &leader, &taken, &alpha, &beta,
-                          &seconds))
+    if (!PyArg_ParseTuple(args, "OOiiiid|i", &hands, &trick, &leader, &taken, &alpha, &beta,
+                          &seconds, &depth))
         return NULL;
-    return run(c, hands, trick, leader, taken, -1, alpha, beta, seconds);
+    return run(c, hands, trick, leader, taken, -1, alpha, beta, seconds, depth);
 }
 
 static PyObject *Core_play(Core *c, PyObject *args)
 {
     PyObject *hands, *trick;
-    int leader, taken, card, alpha, beta;
+    int leader, taken, card, alpha, beta, depth = 0;
     double seconds;
-    if (!PyArg_ParseTuple(args, "OOiiiiid", &hands, &trick, &leader, &taken, &card, &alpha,
-                          &beta, &seconds))
+    if (!PyArg_ParseTuple(args, "OOiiiiid|i", &hands, &trick, &leader, &taken, &card, &alpha,
+                          &beta, &seconds, &depth))
         return NULL;
     if (card == -1) {
         PyErr_SetString(PyExc_ValueError, "card: 0..31");
         return NULL;
     }
-    return run(c, hands, trick, leader, taken, card, alpha, beta, seconds);
+    return run(c, hands, trick, leader, taken, card, alpha, beta, seconds, depth);
 }
 
 static PyObject *Core_legal(Core *c, PyObject *args)
@@ -599,11 +637,12 @@ static PyObject *Core_nodes(Core *c, void *closure)
 
 static PyMethodDef Core_methods[] = {
     {"search", (PyCFunction)Core_search, METH_VARARGS,
-     "search(hands, trick, leader, taken, alpha, beta, seconds) -> value, or None when "
-     "`seconds` (negative: no limit) ran out first"},
+     "search(hands, trick, leader, taken, alpha, beta, seconds, depth=0) -> value, or "
+     "None when `seconds` (negative: no limit) ran out first; depth: tricks to complete "
+     "before estimating the rest (0: to the end)"},
     {"play", (PyCFunction)Core_play, METH_VARARGS,
-     "play(hands, trick, leader, taken, card, alpha, beta, seconds) -> the value after the "
-     "seat to move plays `card`, or None when `seconds` ran out first"},
+     "play(hands, trick, leader, taken, card, alpha, beta, seconds, depth=0) -> the value "
+     "after the seat to move plays `card`, or None when `seconds` ran out first"},
     {"legal", (PyCFunction)Core_legal, METH_VARARGS,
      "legal(hand, trick, win_card, partner_winning) -> the cards that may be played"},
     {NULL}};

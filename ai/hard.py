@@ -9,8 +9,9 @@ deal would add to each team's score (contract made or failed, rounding, declarat
 belots, valat, doubling) and averaged, so the card chosen is the best for the contract,
 not the one that grabs most points.
 
-With the compiled search (ai/_solver.c) every sample is solved to the end of the deal,
-from the first trick; without it, only from :data:`EXACT_TRICKS` tricks left, and
+With the compiled search (ai/_solver.c) every sample is solved to the end of the deal
+from the second trick, and :data:`FIRST_TRICK_HORIZON` tricks ahead (the rest
+estimated) at the first; without it, only from :data:`EXACT_TRICKS` tricks left, and
 earlier positions are searched :data:`HORIZON` tricks ahead and estimated beyond.
 """
 
@@ -53,6 +54,13 @@ WORLDS = 80
 EXACT_TRICKS = 5  # solve to the end when at most this many tricks are left ...
 HORIZON = 2  # ... else search this many tricks ahead and estimate the rest,
 HORIZON_SAMPLES = 6  # on fewer samples: each costs more and the estimate blurs them anyway
+# With the compiled search, the first trick's searches in a suit contract complete this
+# many tricks and estimate the rest (0: whole deals): a whole deal from the first trick
+# costs 50 to 200 ms, more than the 96 ms a decision searches, four tricks about 5
+# (bench/ai_solver.py), so that the first card comes from a dozen deals and more
+# instead of one or none.  Not in no trumps or all trumps: measured (docs/bots.md),
+# the estimate lost there what the deals gained.
+FIRST_TRICK_HORIZON = 4
 # Share of the budget by which a decision's searching ends, the look-ahead's rescue
 # included: the rest absorbs the bookkeeping and a busy machine descheduling the
 # process, so that the decision stays under the cap.
@@ -91,13 +99,18 @@ class HardBot(Level):
         scorer = Scorer(obs)
         deadline = start + self.budget_s * SAFETY
         done = 0
-        if NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
+        if NATIVE and FIRST_TRICK_HORIZON and not obs.tricks and view.contract < NO_TRUMPS:
+            solver = Solver(view.contract, obs.options, FIRST_TRICK_HORIZON, deadline,
+                            reuse=True)
+            totals, done = self._average(obs, view, knowledge, model, scorer, solver,
+                                         WORLDS)
+        elif NATIVE or 8 - len(obs.tricks) <= EXACT_TRICKS:
             solver = Solver(view.contract, obs.options, 8,
                             deadline - self.budget_s * RESCUE, reuse=True)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
                                          WORLDS, deadline)
         if not done:  # too early for whole deals, or none solved in time: look ahead
-            solver = Solver(view.contract, obs.options, HORIZON, deadline)
+            solver = Solver(view.contract, obs.options, HORIZON, deadline, reuse=True)
             totals, done = self._average(obs, view, knowledge, model, scorer, solver,
                                          HORIZON_SAMPLES)
         if not done:

@@ -11,12 +11,14 @@ Team 0 maximises it, team 1 minimises it.  A valat takes every point, so the val
 tells it apart from any other result (:func:`split`).  Belot and declarations are scored
 by the caller, because they do not depend on which cards fall on which trick.
 
-The exact search also exists compiled, in ``ai/_solver.c``, which the install builds
-when a C compiler is at hand (:data:`NATIVE`); it is the same search, 30 to 60
-times faster, and ``tests/test_ai_solver.py`` holds both to the same values.  Without
-it, a ``horizon`` (tricks to complete before stopping) makes early positions affordable
-in pure Python: past it the rest of the deal is split by :func:`estimate` instead of
-being searched.  Without one the search is exact.
+A ``horizon`` (tricks to complete before stopping) makes early positions cheaper: past
+it the rest of the deal is split by :func:`estimate` instead of being searched.  Without
+one the search is exact.
+
+The search also exists compiled, in ``ai/_solver.c``, which the install builds when a C
+compiler is at hand (:data:`NATIVE`); it is the same search, horizon included, 30 to 60
+times faster, and ``tests/test_ai_solver.py`` holds both to the same values.  In pure
+Python only a horizon makes the first tricks affordable.
 """
 
 from __future__ import annotations
@@ -190,15 +192,17 @@ class Solver:
         weight = valat_weight(contract)
         # Valat term of a finished deal by ``taken``: only team 0, only team 1, both.
         self._valat = (0, weight, -weight, 0)
+        # The compiled search's depth: tricks to complete before estimating, 0: none.
+        self._depth = 0 if horizon >= 8 else horizon
         self._core: Core | None = None
-        if native and horizon >= 8:  # the compiled search is exact only
+        if native:
             self._core = _reused(contract, options, self.points) if reuse else None
-        if native and horizon >= 8 and self._core is None:
+        if native and self._core is None:
             self._core = Core(
                 TRUMPS[contract], options.beats[contract], self.points, STRENGTH[contract],
                 [card for suit in _ORDER[contract] for card in suit], RUFFS[contract],
                 weight, options.no_undertrump_partner, options.must_undertrump,
-                cache_bits=CACHE_BITS,
+                cache_bits=CACHE_BITS, weights=_WEIGHT[contract],
             )
             if reuse:
                 _KEPT.key = _setup_key(contract, options, self.points)
@@ -215,7 +219,7 @@ class Solver:
         """The value from here with best play by all four seats."""
         if self._core is not None:
             return self._native(self._core.search(hands, trick, leader, taken, -_INFINITY,
-                                                  _INFINITY, self._seconds()))
+                                                  _INFINITY, self._seconds(), self._depth))
         win_seat, win_card, points = trick_state(trick, leader, self.contract, self.points)
         return self._search(list(hands), list(trick), leader, win_seat, win_card, points,
                             self.horizon, taken, -_INFINITY, _INFINITY)
@@ -238,7 +242,8 @@ class Solver:
         for card in distinct_moves(legal, remaining, contract, self.points):
             if self._core is not None:
                 values[card] = self._native(self._core.play(
-                    hands, trick, leader, taken, card, -_INFINITY, _INFINITY, self._seconds()))
+                    hands, trick, leader, taken, card, -_INFINITY, _INFINITY, self._seconds(),
+                    self._depth))
             else:
                 values[card] = self._play(hands, trick, leader, win_seat, win_card, points,
                                           self.horizon, taken, seat, card, -_INFINITY,

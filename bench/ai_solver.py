@@ -3,7 +3,8 @@
 Prints, per number of tricks left, the mean, median and slowest time and the mean nodes
 of one ``move_values`` call on random positions (hands of equal size, leader to play):
 what ``hard`` pays per sampled deal.  ``compiled`` is the exact search of ai/_solver.c,
-which hard uses from the first trick; ``python`` is what hard does without it (exact
+which hard uses from the second trick, and its look-ahead of ``FIRST_TRICK_HORIZON``
+tricks, which hard uses at the first; ``python`` is what hard does without it (exact
 from ``EXACT_TRICKS`` tricks left, a ``HORIZON``-trick look-ahead before).
 """
 
@@ -13,17 +14,18 @@ import random
 import statistics
 import time
 
-from ai.hard import EXACT_TRICKS, HORIZON
+from ai.hard import EXACT_TRICKS, FIRST_TRICK_HORIZON, HORIZON
 from ai.solver import NATIVE, Solver
 from engine.options import Options
 
 RUNS = 12  # positions per row, each under the three kinds of contract in turn
 
 
-def row(tricks: int, native: bool) -> str:
+def row(tricks: int, native: bool, horizon: int | None = None) -> str:
     rng = random.Random(tricks)
     options = Options.make("bulgarian")
-    horizon = 8 if native or tricks <= EXACT_TRICKS else HORIZON
+    if horizon is None:
+        horizon = 8 if native or tricks <= EXACT_TRICKS else HORIZON
     times, nodes = [], []
     for run in range(RUNS):
         deck = list(range(32))
@@ -46,6 +48,8 @@ def main() -> None:
     for tricks in range(2, 9):
         if NATIVE:
             print(row(tricks, native=True), flush=True)
+            if tricks > FIRST_TRICK_HORIZON:
+                print(row(tricks, native=True, horizon=FIRST_TRICK_HORIZON), flush=True)
         print(row(tricks, native=False), flush=True)
 
 

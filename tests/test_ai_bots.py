@@ -12,6 +12,7 @@ from ai import LEVELS, Level, decide, hard, make_bot
 from ai.solver import SearchTimeout, Solver
 from ai.view import view_of
 from engine.actions import BID, PASS
+from engine.cards import NO_TRUMPS
 from engine.match import Match
 from engine.observation import Observation
 from engine.options import Options
@@ -129,10 +130,19 @@ def test_hard_looks_ahead_when_no_whole_deal_is_solved_in_time(
     deck = list(range(32))
     random.Random(3).shuffle(deck)
     obs = first_card_observation(deck)
+    monkeypatch.setattr(hard, "FIRST_TRICK_HORIZON", 0)  # whole deals from the first trick
     action = decide("hard", obs, seed=5, budget_s=60)
     assert action in obs.legal_actions
     assert horizons[0] == 8  # one sample tried whole, then only look-ahead ones
     assert len(horizons) > 1 and set(horizons[1:]) == {hard.HORIZON}
+    # As it plays: in a suit contract the first trick is searched FIRST_TRICK_HORIZON
+    # tricks ahead from the start, on many deals; in no trumps and all trumps, whole.
+    monkeypatch.undo()
+    monkeypatch.setattr(hard, "Solver", Slow)
+    assert obs.contract is not None and obs.contract < NO_TRUMPS
+    horizons.clear()
+    assert decide("hard", obs, seed=5, budget_s=60) in obs.legal_actions
+    assert set(horizons) == {hard.FIRST_TRICK_HORIZON} and len(horizons) == hard.WORLDS
 
 
 def test_unknown_level_is_refused() -> None:

@@ -178,6 +178,39 @@ def test_compiled_and_python_searches_agree_on_larger_positions() -> None:
         assert compiled.nodes == python.nodes
 
 
+
+def test_compiled_and_python_look_aheads_agree() -> None:
+    """A horizon (tricks to complete, the rest estimated) gives the same values and
+    visits the same positions compiled as in Python, and a compiled search shared by
+    look-aheads of every depth and exact searches keeps each one's values apart."""
+    rng = random.Random(78)
+    for n in range(60):
+        options = OPTIONS[n % len(OPTIONS)]
+        contract = rng.randrange(len(options.contracts))
+        hands, trick, leader = endgame(rng, 5 + n % 3)
+        taken = rng.randrange(4)
+        horizon = 1 + n % 3
+        python = Solver(contract, options, horizon, native=False)
+        compiled = Solver(contract, options, horizon, native=True)
+        assert (compiled.move_values(hands, trick, leader, taken)
+                == python.move_values(hands, trick, leader, taken))
+        assert compiled.nodes == python.nodes
+        shared = [Solver(contract, options, depth, reuse=True) for depth in (8, 1, 2, 3)]
+        for solver in shared + shared[::-1]:
+            fresh = Solver(contract, options, solver.horizon, native=False)
+            assert solver.value(hands, trick, leader, taken) == fresh.value(
+                hands, trick, leader, taken)
+    core = Solver(0, OPTIONS[0], native=True)._core
+    assert core is not None
+    bare = type(core)(0, [0] * 32, [0] * 32, list(range(32)), list(range(32)), 0, 0,
+                      False, False)  # no weights
+    hands = [1 | 2, 1 << 8 | 1 << 9, 1 << 16 | 1 << 17, 1 << 24 | 1 << 25]
+    assert bare.search(hands, [], 0, 0, -1000, 1000, -1.0) is not None
+    with pytest.raises(ValueError, match="weights"):  # nothing to estimate with
+        bare.search(hands, [], 0, 0, -1000, 1000, -1.0, 1)
+    with pytest.raises(ValueError, match="depth"):
+        core.search(hands, [], 0, 0, -1000, 1000, -1.0, 9)
+
 def test_compiled_rule_of_legal_cards_is_the_engines() -> None:
     rng = random.Random(8)
     checked = 0
