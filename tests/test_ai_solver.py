@@ -178,7 +178,6 @@ def test_compiled_and_python_searches_agree_on_larger_positions() -> None:
         assert compiled.nodes == python.nodes
 
 
-
 def test_compiled_and_python_look_aheads_agree() -> None:
     """A horizon (tricks to complete, the rest estimated) gives the same values and
     visits the same positions compiled as in Python, and a compiled search shared by
