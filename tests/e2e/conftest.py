@@ -14,7 +14,15 @@ import httpx2
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
-from tests.e2e.harness import DESKTOP, MissingBrowser, Server, chromium, new_context, serve
+from tests.e2e.harness import (
+    DESKTOP,
+    TEST_PACE,
+    MissingBrowser,
+    Server,
+    chromium,
+    new_context,
+    serve,
+)
 
 TIMEOUT_MS = 20_000  # a guard against a hang on a loaded machine, not a speed check
 
@@ -64,8 +72,9 @@ def open_page(browser: Browser, server: Server, request: pytest.FixtureRequest,
     screenshot and the server's log are left in the test's tmp_path."""
     contexts = []
 
-    def open_(viewport: ViewportSize = DESKTOP, reduced_motion: bool = True) -> Page:
-        context = new_context(browser, server, viewport, reduced_motion)
+    def open_(viewport: ViewportSize = DESKTOP, reduced_motion: bool = True,
+              pace: str | None = TEST_PACE) -> Page:
+        context = new_context(browser, server, viewport, reduced_motion, pace)
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
         return context.new_page()
