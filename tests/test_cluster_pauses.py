@@ -20,7 +20,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from app.cluster.relay import CLOSE_SECONDS, PING_SECONDS
+from app.cluster.sweep import bucket
 from app.protocol import CloseCode
+from app.shared.keys import Keys
 from tests.cluster_nodes import Cluster, Node, cluster_of
 from tests.own_postgres import own_postgres
 from tests.test_cluster import (
@@ -159,6 +161,10 @@ async def handshake_cut(cluster: Cluster) -> None:
     balancer = Balancer(cluster)
     async with httpx2.AsyncClient(timeout=10) as http:
         ana, table_id, ana_ws, held = await ana_alone(http, a, b, balancer, seed=13)
+        # Another node learns of a match from its owner's loop (every LEASE_SECONDS / 3)
+        # or its own reading of the log (a minute apart): A stopped before the first
+        # leaves B answering no_table meanwhile, which is not what this test is about.
+        await eventually(lambda: published(cluster, table_id), 10, "A to publish the match")
         a.signal(signal.SIGSTOP)
         balancer.out.add("A")
         await eventually(a.stopped, 5, "node A to stop")
@@ -186,6 +192,13 @@ def test_an_owner_killed_in_a_relay_s_handshake_is_gone_not_an_error(tmp_path: P
     # A lease longer than the handshake's wait: the table is still A's when A dies.
     with cluster_of(tmp_path, "AB", env={"LEASE_SECONDS": "4"}) as cluster:
         cluster.run(within(handshake_cut(cluster), GUARD, "the test"))
+
+
+async def published(cluster: Cluster, table_id: str) -> bool:
+    """Whether ``table_id`` is among the matches on that Redis tells the nodes of."""
+    async with Redis.from_url(cluster.redis_url) as redis:
+        key = Keys(cluster.prefix).started(bucket(table_id))
+        return bool(await redis.sismember(key, table_id))  # type: ignore[misc]
 
 
 # ----------------------------------------------------------------- the database paused
