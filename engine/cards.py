@@ -34,11 +34,6 @@ PLAIN_STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)  # A T K Q J 9 8 7
 TRUMP_POINTS = (0, 0, 14, 10, 20, 3, 4, 11)
 PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
 
-
-
-
-
-
 CARD_NAMES: tuple[str, ...] = tuple(RANKS[c & 7] + SUITS[c >> 3] for c in range(32))
 
 
@@ -96,7 +91,7 @@ def mask_of(cards: Iterator[Card] | list[Card] | tuple[Card, ...]) -> Mask:
 
 def names(mask: Mask) -> str:
     """Space-separated card names, by suit then rank."""
-    return " ".join(card_name(c) for c in cards_of(mask))
+    return " ".join(card_names(mask))
 
 
 def is_trump(card: Card, contract: Contract) -> bool:

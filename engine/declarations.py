@@ -25,8 +25,7 @@ from .cards import (
     RANKS,
     TEN,
     Mask,
-    card_name,
-    cards_of,
+    names,
     parse_card,
 )
 
@@ -115,7 +114,7 @@ class Combo:
 
     def text(self) -> str:
         """The record's notation: the cards, space-separated."""
-        return " ".join(card_name(c) for c in cards_of(self.mask))
+        return names(self.mask)
 
 
 def _build() -> tuple[list[Combo], dict[Mask, int]]:
