@@ -1,7 +1,7 @@
 """A cluster whose parts stop answering without dying: a node paused (SIGSTOP) while
-sockets go through it, an owner killed while a relay's handshake to it is under way, the
-database paused.  Real nodes, clients that behave like the browser
-(tests/test_cluster.py's ``Client``); every wait bounded."""
+sockets go through it, an owner killed while a relay's handshake to it is under way or before
+it published its match, the database paused.  Real nodes, clients that behave like the
+browser (tests/test_cluster.py's ``Client``); every wait bounded."""
 
 from __future__ import annotations
 
@@ -161,10 +161,6 @@ async def handshake_cut(cluster: Cluster) -> None:
     balancer = Balancer(cluster)
     async with httpx2.AsyncClient(timeout=10) as http:
         ana, table_id, ana_ws, held = await ana_alone(http, a, b, balancer, seed=13)
-        # Another node learns of a match from its owner's loop (every LEASE_SECONDS / 3)
-        # or its own reading of the log (a minute apart): A stopped before the first
-        # leaves B answering no_table meanwhile, which is not what this test is about.
-        await eventually(lambda: published(cluster, table_id), 10, "A to publish the match")
         a.signal(signal.SIGSTOP)
         balancer.out.add("A")
         await eventually(a.stopped, 5, "node A to stop")
@@ -194,11 +190,38 @@ def test_an_owner_killed_in_a_relay_s_handshake_is_gone_not_an_error(tmp_path: P
         cluster.run(within(handshake_cut(cluster), GUARD, "the test"))
 
 
-async def published(cluster: Cluster, table_id: str) -> bool:
-    """Whether ``table_id`` is among the matches on that Redis tells the nodes of."""
-    async with Redis.from_url(cluster.redis_url) as redis:
+async def unpublished_owner_killed(cluster: Cluster) -> None:
+    """A stops before its loop has told the other nodes of its match (the match is taken
+    out of Redis's matches on while A is stopped, as if A's first publication had not come
+    yet), and is killed.  B, asked for the table by Ana's client, finds the match in the
+    log, takes it over, and Ana plays on on B: she is never told ``no_table``."""
+    a, b = cluster["A"], cluster["B"]
+    balancer = Balancer(cluster)
+    async with httpx2.AsyncClient(timeout=10) as http, \
+            Redis.from_url(cluster.redis_url) as redis:
+        _, table_id, ana_ws, held = await ana_alone(http, a, b, balancer, seed=17)
+        a.signal(signal.SIGSTOP)
+        balancer.out.add("A")
+        await eventually(a.stopped, 5, "node A to stop")
         key = Keys(cluster.prefix).started(bucket(table_id))
-        return bool(await redis.sismember(key, table_id))  # type: ignore[misc]
+        assert await redis.srem(key, table_id) == 1  # type: ignore[misc]
+        a.signal(signal.SIGKILL)
+        killed = time.monotonic()
+        a.kill()  # reaped
+        await eventually(lambda: welcomed_since(ana_ws, killed, "B"), BACK,
+                         lambda: f"Ana back on B: {ana_ws!r}")
+        await plays_on(ana_ws, held, "Ana on B")
+        await ana_ws.stop()
+        check_told(await stored_log(cluster.database_url, table_id), [ana_ws])
+        check_no_errors(cluster)
+
+
+def test_an_owner_killed_before_it_published_its_match_is_taken_over(
+        tmp_path: Path) -> None:
+    # B reads the log's matches no sooner than 1,000 sweeps after its start: only the
+    # takeover's own look at the log can find the match in time.
+    with cluster_of(tmp_path, "AB", env={"SEED_SWEEPS": "1000"}) as cluster:
+        cluster.run(within(unpublished_owner_killed(cluster), GUARD, "the test"))
 
 
 # ----------------------------------------------------------------- the database paused

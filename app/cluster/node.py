@@ -229,14 +229,16 @@ class Cluster:
         return True
 
     async def _known(self, table_id: str) -> bool:
-        """Whether ``table_id`` is a match on or a waiting table handed over: two reads, so
+        """Whether ``table_id`` is a match on or a waiting table handed over: reads only, so
         that a call for an unknown id (a typo, or someone trying ids) costs no lease and no
-        write to the log."""
+        write to the log.  Redis first; then the log, the authority, for a match whose
+        owner stopped before its loop published it (within LEASE_SECONDS / 3 of its start),
+        which would otherwise be unknown here until the next reading of the log."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.sismember(self.keys.started(bucket(table_id)), table_id)
             pipe.exists(self.keys.parked(table_id))
             started, parked = await pipe.execute()
-        return bool(started) or bool(parked)
+        return bool(started) or bool(parked) or await self.storage.repo.is_unfinished(table_id)
 
     # ------------------------------------------------------------ the loop
 

@@ -242,6 +242,14 @@ class Repository:
                 select(models.Match.id).where(models.Match.finished_at.is_(None)))
             return list(ids)
 
+    async def is_unfinished(self, match_id: str) -> bool:
+        """Whether ``match_id`` is a match still on (one row read by its key)."""
+        async with self.db.read() as session:
+            found = await session.scalar(
+                select(models.Match.id).where(models.Match.id == match_id,
+                                              models.Match.finished_at.is_(None)))
+            return found is not None
+
     async def load_unfinished(self) -> list[MatchLog]:
         """Every match still on, oldest first, to rebuild its table with ``replay()``."""
         async with self.db.read() as session:
