@@ -21,12 +21,14 @@ import httpx2
 import pytest
 from redis.asyncio import Redis
 
+from app.shared.keys import Keys
 from tests.cluster_nodes import NODE_START, ROOT, Cluster, OwnRedis
 from tests.test_cluster import (
     GUARD,
     KILL_AT,
     Balancer,
     Client,
+    State,
     all_over,
     call,
     check_log,
@@ -94,7 +96,10 @@ async def owner_paused(cluster: Cluster) -> None:
         await call(http, "POST", a, f"/api/tables/{played}/start", ana)
         await call(http, "POST", a, f"/api/tables/{waiting}/start", ivo)
         held = {table_id: await client.held_state() for table_id, client in old.items()}
-        await asyncio.sleep(1.5)  # A publishes each human turn's deadline (every 0.67 s)
+        # A publishes each human turn's deadline from its loop (every 0.67 s); B takes it
+        # from there, so A is stopped once it has (a fixed wait fell short under load).
+        await eventually(lambda: turns_published(cluster, held), 10,
+                         "A to publish both turns' deadlines")
 
         a.signal(signal.SIGSTOP)
         balancer.out.add("A")
@@ -184,6 +189,15 @@ async def owner_paused(cluster: Cluster) -> None:
         check_no_errors(cluster)
         for client in (*old.values(), *new.values(), eve_ws):
             await client.stop()
+
+
+async def turns_published(cluster: Cluster, held: dict[str, State]) -> bool:
+    """Whether Redis holds each table's human turn as ``held`` shows it (its version)."""
+    async with Redis.from_url(cluster.redis_url, decode_responses=True) as redis:
+        keys = Keys(cluster.prefix)
+        turns = [await redis.get(keys.turn(table_id)) for table_id in held]
+    return all(turn is not None and int(turn.split()[0]) == state["version"]
+               for turn, state in zip(turns, held.values(), strict=True))
 
 
 def test_a_paused_owner_is_fenced_off(make_cluster: Callable[..., Cluster]) -> None:
