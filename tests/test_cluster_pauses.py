@@ -176,12 +176,19 @@ async def handshake_cut(cluster: Cluster) -> None:
                 (CloseCode.TRY_AGAIN, "the table's server is out of reach"), \
                 (socket.close_code, socket.close_reason)
         a.kill()  # reaped
-        await eventually(lambda: welcomed_since(ana_ws, killed, "B"), BACK,
-                         lambda: f"Ana back on B: {ana_ws!r}")
-        await plays_on(ana_ws, held, "Ana on B")
-        await ana_ws.stop()
-        check_told(await stored_log(cluster.database_url, table_id), [ana_ws])
-        check_no_errors(cluster)
+        await back_on_b(cluster, table_id, ana_ws, held, killed)
+
+
+async def back_on_b(cluster: Cluster, table_id: str, ana_ws: Client, held: State,
+                    killed: float) -> None:
+    """Ana, whose table's owner A was killed at ``killed``, plays on on B, and every
+    action she was told of is in the log."""
+    await eventually(lambda: welcomed_since(ana_ws, killed, "B"), BACK,
+                     lambda: f"Ana back on B: {ana_ws!r}")
+    await plays_on(ana_ws, held, "Ana on B")
+    await ana_ws.stop()
+    check_told(await stored_log(cluster.database_url, table_id), [ana_ws])
+    check_no_errors(cluster)
 
 
 def test_an_owner_killed_in_a_relay_s_handshake_is_gone_not_an_error(tmp_path: Path) -> None:
@@ -208,12 +215,7 @@ async def unpublished_owner_killed(cluster: Cluster) -> None:
         a.signal(signal.SIGKILL)
         killed = time.monotonic()
         a.kill()  # reaped
-        await eventually(lambda: welcomed_since(ana_ws, killed, "B"), BACK,
-                         lambda: f"Ana back on B: {ana_ws!r}")
-        await plays_on(ana_ws, held, "Ana on B")
-        await ana_ws.stop()
-        check_told(await stored_log(cluster.database_url, table_id), [ana_ws])
-        check_no_errors(cluster)
+        await back_on_b(cluster, table_id, ana_ws, held, killed)
 
 
 def test_an_owner_killed_before_it_published_its_match_is_taken_over(
