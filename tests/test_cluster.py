@@ -26,7 +26,9 @@ from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake
 
+from app.cluster.sweep import bucket
 from app.db.match_log import MatchLog
+from app.shared.keys import Keys
 from engine import action_name, replay
 from tests.cluster_nodes import NODE_EXIT, NODE_START, Cluster, Node
 from tests.test_recovery import stored_log
@@ -587,6 +589,24 @@ async def start_held(http: httpx2.AsyncClient, owner: Node, table_id: str,
     return await clients[0].held_state()
 
 
+async def turns_published(cluster: Cluster, held: dict[str, State]) -> bool:
+    """Whether Redis holds each table's human turn as ``held`` shows it (its version)."""
+    async with Redis.from_url(cluster.redis_url, decode_responses=True) as redis:
+        keys = Keys(cluster.prefix)
+        turns = [await redis.get(keys.turn(table_id)) for table_id in held]
+    return all(turn is not None and int(turn.split()[0]) == state["version"]
+               for turn, state in zip(turns, held.values(), strict=True))
+
+
+async def matches_published(cluster: Cluster, tables: list[str]) -> bool:
+    """Whether Redis lists every one of ``tables`` among the matches on."""
+    async with Redis.from_url(cluster.redis_url) as redis:
+        keys = Keys(cluster.prefix)
+        found = [await redis.sismember(keys.started(bucket(t)), t)  # type: ignore[misc]
+                 for t in tables]
+    return all(found)
+
+
 async def owner_killed(cluster: Cluster) -> None:
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     balancer = Balancer(cluster)
@@ -602,7 +622,10 @@ async def owner_killed(cluster: Cluster) -> None:
         clients = [ana_ws, ivo_ws, eve_ws]
         held = await start_held(http, a, table_id, ana, clients)
         assert held["table"]["status"] == "playing"
-        await asyncio.sleep(1.5)  # A publishes each human turn's deadline (every second)
+        # A publishes each human turn's deadline from its loop: A dies once it has, so
+        # that a card lost with A leaves the turn's deadline to check (below).
+        await eventually(lambda: turns_published(cluster, {table_id: held}), 10,
+                         "A to publish the turn's deadline")
         # Ana's card goes out and A dies at once: it may be logged and acknowledged, or
         # logged and not acknowledged (resent, refused as stale), or neither (resent).
         await ana_ws.release()
@@ -661,7 +684,13 @@ async def many_tables_moved(cluster: Cluster, how: str) -> None:
             await fill(http, a, table_id, player, {0: player})
             await call(http, "POST", a, f"/api/tables/{table_id}/start", player)
             tables.append(table_id)
-        await asyncio.sleep(1.5)  # A publishes the matches on (every 0.67 s)
+
+        async def under_way() -> bool:  # bots played in each, and A told the other nodes
+            logs = [await stored_log(cluster.database_url, t) for t in tables]
+            return all(any(log.actions) for log in logs) and \
+                await matches_published(cluster, tables)
+
+        await eventually(under_way, 10, "every match under way and published by A")
         began = time.monotonic()
         if how == "kill":
             a.kill()

@@ -21,14 +21,12 @@ import httpx2
 import pytest
 from redis.asyncio import Redis
 
-from app.shared.keys import Keys
 from tests.cluster_nodes import NODE_START, ROOT, Cluster, OwnRedis
 from tests.test_cluster import (
     GUARD,
     KILL_AT,
     Balancer,
     Client,
-    State,
     all_over,
     call,
     check_log,
@@ -46,6 +44,7 @@ from tests.test_cluster import (
     same_deadline,
     start_held,
     table_on,
+    turns_published,
 )
 from tests.test_recovery import stored_log
 from tests.waiting import eventually, within
@@ -189,15 +188,6 @@ async def owner_paused(cluster: Cluster) -> None:
         check_no_errors(cluster)
         for client in (*old.values(), *new.values(), eve_ws):
             await client.stop()
-
-
-async def turns_published(cluster: Cluster, held: dict[str, State]) -> bool:
-    """Whether Redis holds each table's human turn as ``held`` shows it (its version)."""
-    async with Redis.from_url(cluster.redis_url, decode_responses=True) as redis:
-        keys = Keys(cluster.prefix)
-        turns = [await redis.get(keys.turn(table_id)) for table_id in held]
-    return all(turn is not None and int(turn.split()[0]) == state["version"]
-               for turn, state in zip(turns, held.values(), strict=True))
 
 
 def test_a_paused_owner_is_fenced_off(make_cluster: Callable[..., Cluster]) -> None:
