@@ -17,6 +17,7 @@ from engine.cards import ALL_TRUMPS, BEATS, NO_TRUMPS, POINTS, Mask, cards_of, p
 from engine.deal import legal_cards, trick_state
 from engine.options import Options
 from engine.scoring import LAST_TRICK
+from tests.strategies import examples
 
 
 def brute(hands: list[Mask], trick: list[int], leader: int, contract: int,
@@ -183,7 +184,7 @@ def test_compiled_and_python_look_aheads_agree() -> None:
     visits the same positions compiled as in Python, and a compiled search shared by
     look-aheads of every depth and exact searches keeps each one's values apart."""
     rng = random.Random(78)
-    for n in range(60):
+    for n in range(examples(60)):  # a quarter in make test: each is a Python search
         options = OPTIONS[n % len(OPTIONS)]
         contract = rng.randrange(len(options.contracts))
         hands, trick, leader = endgame(rng, 5 + n % 3)
