@@ -328,8 +328,11 @@ def test_reconnect_mid_trick_resumes_from_a_fresh_snapshot() -> None:
     with TestClient(create_app(app_settings(), storage)) as client:
         rest = Rest(client)
         ana = rest.guest("Ana")
-        table_id = rest.table(ana, [ana, "easy", "easy", "easy"], start=True)
+        table_id = rest.table(ana, [ana, "easy", "easy", "easy"])
         with seated(client, table_id, ana) as (ws, snapshot):
+            # Started once Ana is here: before, bots cover her seat at full speed, and the
+            # match could end before she connects (a loaded machine's connection).
+            rest.start(table_id, ana)
             state = snapshot
             # Play until seat 0 has just played inside a trick that is not complete.
             deadline = Deadline(PATIENCE, "Ana to play inside a trick")
@@ -360,8 +363,12 @@ def test_a_player_gone_past_the_grace_period_loses_the_seat_to_a_bot() -> None:
     with TestClient(create_app(settings, MemoryStorage(), clock)) as client:
         rest = Rest(client)
         ana, ivo = rest.guest("Ana"), rest.guest("Ivo")
-        table_id = rest.table(ana, [ana, ivo, "easy", "easy"], start=True, turn_seconds=TURN)
+        table_id = rest.table(ana, [ana, ivo, "easy", "easy"], turn_seconds=TURN)
         with seated(client, table_id, ana) as (ws, _):
+            # Started once Ana is here, so that the match waits on her turns: started
+            # before, its bots (covering both absent humans at full speed) could end it
+            # before Ivo's grace ran out, and a finished match hands no seat to a bot.
+            rest.start(table_id, ana)
             with seated(client, table_id, ivo):
                 pass
             until(ws, lambda m: m["type"] == "event" and m["event"] == {
