@@ -202,11 +202,19 @@ def test_the_time_limit_decides_the_matches_still_on(migrated_sqlite: str) -> No
 
 
 def test_a_table_lost_before_its_match_began_is_made_again_at_once(
-        client: TestClient, migrated_sqlite: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        migrated_sqlite: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A round table noted as made whose match never began, on no node (its maker died
     between the two): made again at the next pass, not after the STALE delay.  STALE is
-    an hour here, so that only the first can make it again however slow the machine."""
+    an hour here, so that only the first can make it again however slow the machine.
+    The bots take 0.05 s a move (some 70 moves a match at the least): with none, the
+    real table's match could end before the test loses its table, as a loaded run saw."""
     monkeypatch.setattr("app.competition.director.STALE", 3600.0)
+    settings = app_settings(database_url=migrated_sqlite, bot_delay=0.05)
+    with TestClient(create_app(settings)) as client:
+        _lost_and_made_again(client, migrated_sqlite)
+
+
+def _lost_and_made_again(client: TestClient, migrated_sqlite: str) -> None:
     calls = Calls(client)
     director = calls.account()
     t = calls.create(director, rounds=1, options={"target_score": 40})["id"]
@@ -221,12 +229,15 @@ def test_a_table_lost_before_its_match_began_is_made_again_at_once(
 
 
 async def _lose_table(url: str, tournament: str) -> None:
-    """The round's table row names a table no node has, made just now."""
+    """The round's table row names a table no node has, made just now (the row still
+    open: its match must not have ended first)."""
     db = Database(url)
     try:
         async with db.write() as conn:
-            await conn.execute(update(RoundTable).where(RoundTable.tournament_id == tournament)
-                               .values(table_id="lost", made_at=datetime.now(UTC)))
+            lost = await conn.execute(update(RoundTable).where(
+                RoundTable.tournament_id == tournament, RoundTable.ended_at.is_(None))
+                .values(table_id="lost", made_at=datetime.now(UTC)))
+            assert lost.rowcount == 1, "the round's match ended before its table was lost"
     finally:
         await db.dispose()
 
