@@ -211,21 +211,17 @@ def test_a_table_lost_before_its_match_began_is_made_again_at_once(
     monkeypatch.setattr("app.competition.director.STALE", 3600.0)
     settings = app_settings(database_url=migrated_sqlite, bot_delay=0.05)
     with TestClient(create_app(settings)) as client:
-        _lost_and_made_again(client, migrated_sqlite)
-
-
-def _lost_and_made_again(client: TestClient, migrated_sqlite: str) -> None:
-    calls = Calls(client)
-    director = calls.account()
-    t = calls.create(director, rounds=1, options={"target_score": 40})["id"]
-    for _ in range(2):
-        calls.enter(director, t, bot="easy")
-    client.post(f"/api/tournaments/{t}/start", headers=_auth(director))
-    calls.until(t, lambda b: b["tables"] and b["tables"][0]["id"], "the round's table")
-    run(_lose_table(migrated_sqlite, t))
-    calls.until(t, lambda b: b["tables"][0]["id"] != "lost", "the lost table made again")
-    done = calls.until(t, lambda b: b["status"] == "finished", "the tournament to end")
-    assert done["tables"][0]["reason"] == "won"
+        calls = Calls(client)
+        director = calls.account()
+        t = calls.create(director, rounds=1, options={"target_score": 40})["id"]
+        for _ in range(2):
+            calls.enter(director, t, bot="easy")
+        client.post(f"/api/tournaments/{t}/start", headers=_auth(director))
+        calls.until(t, lambda b: b["tables"] and b["tables"][0]["id"], "the round's table")
+        run(_lose_table(migrated_sqlite, t))
+        calls.until(t, lambda b: b["tables"][0]["id"] != "lost", "the lost table made again")
+        done = calls.until(t, lambda b: b["status"] == "finished", "the tournament to end")
+        assert done["tables"][0]["reason"] == "won"
 
 
 async def _lose_table(url: str, tournament: str) -> None:
