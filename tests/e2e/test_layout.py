@@ -2,7 +2,7 @@
 to a large desktop: in each phase a player meets (the auction of either variant, the
 declaration step, card play, a deal's summary beside the next auction) nothing a player
 needs is off screen or under something else (the whole hand, the trick, the four plates,
-the contract, the action panel's buttons, the top bar's buttons).
+the contract, the match's score, the action panel's buttons, the top bar's buttons).
 
 One table per variant is driven to each phase; there, the page is looked at in every
 viewport in turn (the layout is CSS alone, so a resize redraws it)."""
@@ -31,6 +31,10 @@ VIEWPORTS = {
     "740x360": ViewportSize(width=740, height=360),
 }
 SLACK = 1.0  # px: boxes that merely touch do not overlap
+# Two frames drawn: a resize's layout, then its ResizeObserver callbacks (the header's
+# fades, the table's measure of its top bar), are done by the second.
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")  # app/static/js/i18n.js
 
 # Boxes ([left, top, right, bottom]) of what a player needs, by group; the buttons'
 # centres and whether the element found there is the button; the hand's cards with
@@ -70,10 +74,16 @@ LOOK = """() => {
                          : '#trick .trick-card, #trick .turned-card'),
     plates: boxes('.plate'),
     contract: boxes('#contract.badge:not(.none)'),
+    score: boxes('#match-score'),
     topbar: boxes('.topbar button'),
     panel: boxes('#actions.panel'),
     log: boxes('#auction-log'),
     summary: sheet && sheet.open ? boxes('#score-sheet') : [],
+    // What in the top bar runs out of its own box (a clipped title's ellipsis does not).
+    spills: [...document.querySelectorAll('.topbar, .topbar *')]
+      .filter((el) => el.checkVisibility() && getComputedStyle(el).overflowX === 'visible'
+                      && el.scrollWidth > el.clientWidth + 1)
+      .map((el) => el.dataset.testid || el.id || el.className),
     buttons: [...document.querySelectorAll('#actions.panel button, .topbar button')]
       .filter((el) => el.checkVisibility())
       .map((el) => [el.dataset.action || el.dataset.testid, centreHit(el)]),
@@ -81,13 +91,14 @@ LOOK = """() => {
 }"""
 
 # Groups that must lie wholly in the window.
-IN_WINDOW = ("hand", "trick", "plates", "contract", "topbar", "panel", "summary")
+IN_WINDOW = ("hand", "trick", "plates", "contract", "score", "topbar", "panel", "summary")
 # Pairs of groups that must not overlap (the plates not one another either).
 APART = (
     ("hand", "trick"), ("hand", "plates"), ("hand", "panel"), ("hand", "log"),
     ("panel", "trick"), ("panel", "contract"), ("panel", "plates"), ("panel", "topbar"),
     ("log", "trick"), ("log", "contract"), ("log", "plates"), ("log", "topbar"), ("log", "panel"),
-    ("plates", "trick"), ("plates", "contract"), ("plates", "topbar"),
+    ("plates", "trick"), ("plates", "contract"), ("plates", "topbar"), ("plates", "score"),
+    ("score", "hand"), ("score", "trick"), ("score", "panel"), ("score", "log"),
     ("summary", "topbar"), ("summary", "contract"), ("summary", "plates"),
     ("summary", "trick"), ("summary", "hand"), ("summary", "panel"),
 )
@@ -119,6 +130,7 @@ def problems(look: dict[str, Any], size: ViewportSize) -> list[str]:
     found += [f"hand card {name} covered" for (name, _), on_top
               in zip(look["hand"], look["handOnTop"], strict=True) if not on_top]
     found += [f"button {name} covered at its centre" for name, hit in look["buttons"] if not hit]
+    found += [f"top bar's {name} spills out of its box" for name in look["spills"]]
     return found
 
 
@@ -127,6 +139,7 @@ def every_size(page: Page, phase: str) -> list[str]:
     found = []
     for label, size in VIEWPORTS.items():
         page.set_viewport_size(size)
+        page.evaluate(FRAMES)
         found += [f"{label} {phase}: {problem}" for problem in problems(page.evaluate(LOOK), size)]
     return found
 
@@ -180,6 +193,43 @@ def folds_and_unfolds_the_bidding_log(page: Page) -> bool:
     return True
 
 
+# A part of the top bar drawn by the client's own function (table-view.js) in place of
+# the one shown: the contract's badge from a view, the match's score from a frame.
+DRAW = """async ([name, arg]) => {
+  const drawn = (await import('/js/table-view.js'))[name](arg);
+  document.getElementById(drawn.id).replaceWith(drawn);
+}"""
+# The widest contract: a Coinche capot in all trumps, coinched (in Spanish it ran off a
+# 360 px screen on one line).  Measured in every language, it is wider than Bulgarian all
+# trumps redoubled by 26-126 px on a desktop, 20-61 px on a phone.
+WIDEST_CONTRACT = {"contract": "capotTA", "multiplier": 2}
+# The widest score: three figures a side near a target of 1000, points held over and two
+# house rules under it (their line wraps, the badge grows taller).
+WIDEST_SCORE = {"seat": 0, "view": {"totals": [988, 996], "target": 1000, "pool": 262},
+                "table": {"variant": "bulgarian",
+                          "options": {"long_run": "quint_plus_tierce_for_8",
+                                      "valat_blocks_win": "extra_deal"}}}
+
+
+def widest_top_bar_at_every_size(page: Page, phase: str) -> list[str]:
+    """The top bar at its widest, in every language: the widest score and contract.  Beside
+    a deal's summary it has the least room.  It stays in the window, clear of the plates
+    and of the trick, and nothing hides its buttons.  (A real contract is often none yet
+    and seldom doubled, a real score low: drawn here, not waited for.)"""
+    found = []
+    for lang in LANGUAGES:
+        page.set_viewport_size(VIEWPORTS["1920x1080"])
+        page.locator("#lang").select_option(lang)
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        page.evaluate(DRAW, ["matchScore", WIDEST_SCORE])
+        page.evaluate(DRAW, ["contractBadge", WIDEST_CONTRACT])
+        expect(page.locator("#match-score [data-flag]")).to_have_count(2)  # the rules fetched
+        found += every_size(page, f"{phase} at its widest, {lang}")
+    page.set_viewport_size(VIEWPORTS["1920x1080"])
+    page.locator("#lang").select_option("en")
+    return found
+
+
 # Deals are dealt at random: a declaration to look at may take a few deals to come.
 @pytest.mark.timeout(300)
 def test_a_bulgarian_table_fits_every_size_in_every_phase(open_page: OpenPage) -> None:
@@ -192,8 +242,10 @@ def test_a_bulgarian_table_fits_every_size_in_every_phase(open_page: OpenPage) -
     folded = folds_and_unfolds_the_bidding_log(page)
     state = reach(page, first_card)
     found += declaration_at_every_size(page) if declaring(state) else every_size(page, "play")
+    found += widest_top_bar_at_every_size(page, "play")
     reach(page, lambda state: state.summary and my_call(state))
     found += every_size(page, "summary beside the auction")
+    found += widest_top_bar_at_every_size(page, "summary beside the auction")
     # The first to speak moves round the table: one of two deals' auctions has calls by then.
     assert folds_and_unfolds_the_bidding_log(page) or folded, "no bidding log to fold"
     if not declaring(state):
@@ -236,7 +288,6 @@ def test_the_header_s_settings_are_a_labelled_menu_at_every_size(open_page: Open
     expect(page.get_by_role("checkbox", name="Four colours")).to_be_checked()  # kept
 
 
-LANGUAGES = ("en", "bg", "fr", "de", "es", "el", "ko")  # app/static/js/i18n.js
 HEADER = """() => {
   const nav = document.querySelector(".site-header nav");
   const tools = document.querySelector(".header-tools").getBoundingClientRect();
@@ -249,11 +300,6 @@ HEADER = """() => {
            hidden: [nav.scrollLeft > 1, nav.scrollLeft < end - 1],
            active: shown && [shown.left, shown.right], room: [room.left, room.right] };
 }"""
-
-
-# Two frames drawn: the resize's layout, then its ResizeObserver callbacks (which mark the
-# fades at once), are done by the second (not a fixed 0.1 s at each of 63 sizes).
-FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 def test_the_header_fits_every_width_in_every_language(open_page: OpenPage) -> None:

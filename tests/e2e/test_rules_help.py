@@ -76,6 +76,7 @@ def test_the_rules_page_shows_every_section_in_the_players_language(page: Page,
                                                                     lang: str) -> None:
     page.goto("/#/rules")
     page.locator("#lang").select_option(lang)
+    expect(page.locator("html")).to_have_attribute("lang", lang)  # drawn again before a click
     text = rules_text(lang)
     for variant in ("bulgarian", "classic"):
         page.locator(f"[data-testid=rules-variant][data-variant={variant}]").click()
@@ -92,6 +93,7 @@ def test_the_rules_page_shows_every_section_in_the_players_language(page: Page,
 def test_the_rules_page_fits_a_phone(page: Page) -> None:
     page.goto("/#/rules/bulgarian")
     page.locator("#lang").select_option("bg")
+    expect(page.locator("html")).to_have_attribute("lang", "bg")
     page.set_viewport_size(PHONE)
     scoring = page.locator("#rules [data-section=scoring]")
     expect(scoring.locator("table")).to_be_visible()

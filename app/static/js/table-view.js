@@ -221,13 +221,16 @@ function auctionLog(frame) {
       h("span.who", {}, seatName(frame.table, call.seat)), h("span.what", {}, callLabel(call.bid))))));
 }
 
+/** The contract, with its multiplier in words ("×4 redoubled") and in short ("×4"): a
+ *  phone shows the short one, where the words would push the top bar's buttons down. */
 export function contractBadge(view) {
   if (!view || !view.contract) return h("div#contract.badge.none", {}, view ? t("table.bidding") : "");
   const mult = multiplierLabel(view.multiplier, view.contract);
   return h(`div#contract.badge.contract-${strainOf(view.contract)}`, { "data-contract": view.contract },
     h("span.label", {}, t("table.contract")),
     h("strong", {}, contractLabel(view.contract)),
-    mult ? h("span.mult", {}, mult) : null);
+    mult ? h("span.mult", {}, h("span.mult-words", {}, mult),
+      h("span.mult-short", {}, `×${view.multiplier}`)) : null);
 }
 
 export function matchScore(frame) {

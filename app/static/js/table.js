@@ -44,6 +44,32 @@ function heldFrame(before, frame) {
     view: { ...view, hand_sizes: sizes, legal_actions: [], hand: view.hand.filter((c) => c !== card) } };
 }
 
+/** The top bar as drawn, for what app.css places under it: its height (the bidding log;
+ *  on a phone a deal's summary), and how far down it reaches over the partner's plate (the
+ *  plate and its cards).  Its buttons wrap in a longer language or beside a long contract,
+ *  a house rule's line makes its score taller: a fixed height would be covered. */
+function markTopbar(section, bar) {
+  const drawn = bar.getBoundingClientRect();
+  const plate = section.querySelector(".plate.pos-top");
+  const column = plate && plate.getBoundingClientRect();
+  let over = 0;
+  if (column) {
+    for (const item of bar.querySelectorAll(".topbar > :not(.topbar-right), .topbar-right > *")) {
+      const box = item.getBoundingClientRect();
+      if (item.checkVisibility({ visibilityProperty: true }) && box.left < column.right && column.left < box.right) {
+        over = Math.max(over, box.bottom - drawn.top);
+      }
+    }
+  }
+  setLength(section, "--topbar-live", drawn.height);
+  setLength(section, "--topbar-over-partner", over);
+}
+
+function setLength(el, name, px) {
+  const value = `${Math.ceil(px)}px`;
+  if (el.style.getPropertyValue(name) !== value) el.style.setProperty(name, value);
+}
+
 export function renderTable(root, ctx, tableId) {
   const me = guest();
   const store = createStore();
@@ -61,6 +87,9 @@ export function renderTable(root, ctx, tableId) {
   const section = h("section#table", { "data-table-id": tableId, "data-status": "", "data-phase": "",
     "data-turn": "", "data-my-seat": "", "data-version": "", "data-deal": "" });
   const felt = h("div.felt");
+  // Each draw puts up a new top bar, watched from then on: a resize rewraps it, the house
+  // rules' line fills in once the rules are fetched (measured before the frame is painted).
+  const topbarWatch = new ResizeObserver(([entry]) => markTopbar(section, entry.target));
   // The close event comes a task later: a summary reopened meanwhile keeps its content.
   // A closed dialog keeps nothing: it is filled afresh (in the language of the day) when opened.
   const scoreDialog = h("dialog#score-sheet.dialog", { onclose: () => {
@@ -298,6 +327,9 @@ export function renderTable(root, ctx, tableId) {
     }));
     guard.mark(felt, frame.version);
     markHandTop(felt);
+    topbarWatch.disconnect();
+    const bar = felt.querySelector(".topbar");
+    if (bar) topbarWatch.observe(bar);
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
     if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close(), ui.raisedTo));
     if (trickDialog.open && lastTrick(view)) {
@@ -365,6 +397,7 @@ export function renderTable(root, ctx, tableId) {
 
   return () => {
     closed = true;
+    topbarWatch.disconnect();
     queue.length = 0;
     clearInterval(clock);
     clearTimeout(ui.noticeTimer);
