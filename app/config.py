@@ -142,6 +142,8 @@ class Settings(BaseSettings):
     max_tables_per_player: int = Field(default=3, ge=1)
     max_tables_per_address: int = Field(default=20, ge=1)
     lobby_cache_seconds: float = Field(default=1.0, ge=0)  # how stale GET /api/tables may be
+    # Seconds a table the queue made waits for its players' sockets before it starts anyway.
+    queue_start_wait: float = Field(default=10, gt=0, le=600)
 
     # The reverse proxies whose X-Forwarded-For names the client's address, which every
     # per-address limit counts (docs/protocol.md, "Limits"): addresses or networks, comma-

@@ -40,7 +40,8 @@ class TableSettings:
     """What the lobby and its tables read (app/tables/), and who opens tables for them
     (``POST /api/tables``, app/matchmaking/): turns and absences, how long a table lives,
     how many anyone may hold, the sockets the lobby counts, the bot that covers an absent
-    human, this node's name, and the shutdown's budget for their drain."""
+    human, how long a queue's table waits for its players, this node's name, and the
+    shutdown's budget for their drain."""
 
     default_turn_seconds: float
     rated_min_turn_seconds: float
@@ -52,6 +53,7 @@ class TableSettings:
     max_tables_per_player: int
     max_tables_per_address: int
     lobby_cache_seconds: float
+    queue_start_wait: float
     max_spectators: int
     max_sockets_per_address: int
     max_sockets_per_player: int

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.container import running
 from app.main import create_app
-from app.matchmaking import ALIVE, REJOIN_AFTER, START_WAIT
+from app.matchmaking import ALIVE, REJOIN_AFTER
 from app.storage import MemoryStorage
 from tests.conftest import Rest, app_settings
 from tests.fake_clock import FakeClock
@@ -164,7 +164,7 @@ def test_four_players_are_seated_together_and_start_once_all_are_there() -> None
 
 
 def test_after_the_wait_bots_fill_the_empty_seats() -> None:
-    with play_app() as (client, rest, clock):
+    with play_app(queue_start_wait=7) as (client, rest, clock):
         ana, ivo = rest.guest("Ana"), rest.guest("Ivo")
         queue(client, rest, ana, wait_seconds=20)
         clock.advance(5)
@@ -181,9 +181,10 @@ def test_after_the_wait_bots_fill_the_empty_seats() -> None:
         made = table(client, seated_["table_id"])
         assert [s["name"] for s in made["seats"][:2]] == ["Ana", "Ivo"]
         assert [(s["kind"], s["level"]) for s in made["seats"][2:]] == [("bot", "normal")] * 2
-        # Nobody came to the table: it starts START_WAIT later all the same.
-        assert made["status"] == "waiting"
-        clock.advance(START_WAIT)
+        # Nobody came to the table: it starts QUEUE_START_WAIT (7 s here) later all the same.
+        clock.advance(6.9)
+        assert table(client, seated_["table_id"])["status"] == "waiting"
+        clock.advance(0.1)
         assert started(client, seated_["table_id"])["seats"][0]["name"] == "Ana"
 
 

@@ -14,9 +14,9 @@ Each imports only those above it.
 """
 
 from .lines import ALIVE, Entry
-from .matchmaker import REJOIN_AFTER, START_WAIT, Matchmaker
+from .matchmaker import REJOIN_AFTER, Matchmaker
 from .redis_store import RedisQueue
 from .store import MemoryQueue, Queue
 
-__all__ = ["ALIVE", "REJOIN_AFTER", "START_WAIT", "Entry", "Matchmaker", "MemoryQueue",
+__all__ = ["ALIVE", "REJOIN_AFTER", "Entry", "Matchmaker", "MemoryQueue",
            "Queue", "RedisQueue"]

@@ -6,7 +6,7 @@ second).  A poll is also how a player stays in the queue: one who has not asked 
 
 Whichever node pops a group makes its table on itself and writes the table's id in each
 player's entry; the players read it from any node.  A group's match starts once all its
-players' sockets are at the table, or :data:`START_WAIT` seconds after it was made, so
+players' sockets are at the table, or ``QUEUE_START_WAIT`` seconds after it was made, so
 that no bot plays the first call of a player still on the way."""
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from .store import MemoryQueue, Queue
 
 log = logging.getLogger(__name__)
 
-START_WAIT = 10.0  # seconds a group's table waits for its players' sockets before it starts
 HERE_POLL = 0.1  # seconds between two looks at who is at a group's table
 # Seconds after being seated during which joining again answers that table, not a new wait.
 REJOIN_AFTER = 30.0
@@ -64,7 +63,6 @@ class Matchmaker:
                  settings: TableSettings, clock: Clock, neighbours: Neighbours) -> None:
         self.queue, self.lobby, self.cluster = queue, lobby, cluster
         self.settings, self.clock, self.neighbours = settings, clock, neighbours
-        self.start_wait = START_WAIT
         self._starting: set[asyncio.Task[None]] = set()
         self._blocks_known = True  # whether the last reading of the blocks worked
 
@@ -175,9 +173,10 @@ class Matchmaker:
     async def _start_when_here(self, table: Table, owner: Player,
                                group: Sequence[Member]) -> None:
         """Start the group's match once its players are all at the table, or once
-        ``start_wait`` has passed (those still away are then covered, as at any start)."""
+        ``queue_start_wait`` has passed (those still away are then covered, as at any
+        start)."""
         waited = asyncio.Event()
-        timer = self.clock.call_later(self.start_wait, waited.set)
+        timer = self.clock.call_later(self.settings.queue_start_wait, waited.set)
         try:
             while not waited.is_set() and not everyone_here(table):
                 if table.status != TableStatus.WAITING:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Page, Route, ViewportSize, expect
 from websockets.sync.client import connect
 
+from app.api.routes.play import MAX_WAIT
 from tests.e2e.conftest import FAILED, TIMEOUT_MS
 from tests.e2e.harness import DESKTOP, PHONE, Server, new_context, serve
 from tests.e2e.test_lobby import NO_OVERFLOW
@@ -29,7 +30,9 @@ SIZES = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "p
 
 @pytest.fixture(scope="module")
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with serve(tmp_path_factory.mktemp("play-now"), BOT_DELAY="0.4") as running:
+    # A queue's table starts only when its players are there: never by the clock, mid-test.
+    with serve(tmp_path_factory.mktemp("play-now"), BOT_DELAY="0.4",
+               QUEUE_START_WAIT="600") as running:
         yield running
 
 
@@ -57,11 +60,23 @@ def visitor(own_server: Server, tmp_path: Path,
 
 def opened(pages: list[Page], browser: Browser, server: Server,
            viewport: ViewportSize = DESKTOP) -> Page:
+    """A page of a visitor of its own, whose joins of the queue wait for people the most allowed:
+    the client asks for none, and the server's 20 s could run out mid-test on a loaded
+    machine (bots would then fill the seats of a test that waits for people)."""
     context = new_context(browser, server, viewport)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
+    page.route("**/api/queue", patient)
     pages.append(page)
     return page
+
+
+def patient(route: Route) -> None:
+    if route.request.method != "POST":
+        route.continue_()
+        return
+    body = route.request.post_data_json or {}
+    route.continue_(post_data=json.dumps(body | {"wait_seconds": MAX_WAIT}))
 
 
 def token(page: Page) -> dict[str, str]:
@@ -164,5 +179,4 @@ def test_find_players_opens_the_table_of_four(
         for guest, socket in zip(others, (eve, bob), strict=True):
             socket.send(json.dumps({"type": "hello", "protocol": 1, "token": guest["token"]}))
         for page in (ana, ivo):
-            expect(page.locator("#table")).to_have_attribute("data-status", "playing",
-                                                              timeout=5_000)
+            expect(page.locator("#table")).to_have_attribute("data-status", "playing")
