@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.reference
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench, tests
 
+from bench.machine import calibration
 from engine import Match, Options, replay, write_record
 from engine.actions import is_contract
 from engine.cards import card_list
@@ -153,15 +154,6 @@ def against_reference(deals: int, rounds: int) -> tuple[float, float, float]:
         reference.append(deals / (time.process_time() - start))
     ratio = statistics.median(e / r for e, r in zip(engine, reference, strict=True))
     return statistics.median(engine), statistics.median(reference), ratio
-
-
-def calibration() -> float:
-    """Millions of plain loop additions a CPU second: how fast this machine is right now."""
-    start = time.process_time()
-    total = 0
-    for i in range(2_000_000):
-        total += i
-    return 2.0 / (time.process_time() - start)
 
 
 def main() -> None:

@@ -9,7 +9,9 @@ and three bots, lets them play for a fixed time, then prints:
   its garbage collector's pauses there;
 - the server's CPU use over the window (one core is 100 %) and the machine's load average,
   and that CPU divided by the actions the server logged and applied in it (every seat's,
-  the bots' included: GET /metrics, ``belote_actions_total``);
+  the bots' included: GET /metrics, ``belote_actions_total``), and beside it a reading of
+  how fast the machine was (bench/machine.py, measured before the server starts), a
+  condition of the run: the shared machine's speed moves by the day and the hour;
 - where an action's time goes: the server's own figures over the window (GET /metrics:
   from a table taking up an action to its messages queued, and the database write within
   it), the database's commits per action (write transactions, ``belote_db_write_seconds``'s
@@ -55,12 +57,15 @@ import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench
+
 from ai import Level
 from app.db.migrate import scratch_database, upgrade
 from app.db.repository import Repository
 from app.db.session import Database
 from app.matchlog import LoggedAction, MatchEnd, Seat
 from app.vocabulary import EndReason, SeatKind
+from bench.machine import calibration
 from engine import Match, Options
 
 HOST = "127.0.0.1"  # loopback only, whatever the arguments
@@ -361,6 +366,8 @@ async def run(args: argparse.Namespace, port: int, server_pid: int,
     print(f"server CPU: {cpu:.0%} of one core for {actions / elapsed:.0f} actions/s, "
           f"{cpu * elapsed / actions * 1000:.2f} ms per action; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"this machine: {args.calibration:.1f} M loop additions a CPU second before the "
+          "server started (bench/machine.py)")
     print("in the server, per action: taken up -> messages queued "
           f"{window_summary(metrics_began, metrics_ended, 'belote_action_broadcast_seconds')}"
           "; a write transaction "
@@ -407,6 +414,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminated)
     if not 0 < args.tables + args.hard_tables <= 2000 or not 0 < args.seconds <= 60:
         parser.error("at most 2000 tables and 60 seconds (the server keeps a minute of lag)")
+    args.calibration = max(calibration() for _ in range(3))
     with fresh_database(args.postgres) as database_url:
         serve_and_load(args, database_url)
 
