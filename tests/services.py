@@ -25,6 +25,7 @@ from tests.waiting import eventually_sync
 
 POSTGRES = "BELOTE_TEST_POSTGRES"
 REDIS = "BELOTE_TEST_REDIS"
+PORTS = "BELOTE_TEST_PORTS"  # the folder of the run's ports handed out (free_port)
 DEFAULTS = {
     POSTGRES: "postgresql://postgres@127.0.0.1:5432/postgres",
     REDIS: "redis://127.0.0.1:6379/0",
@@ -61,16 +62,41 @@ def free_port() -> int:
     """A loopback port free now, for a server a test starts, below the kernel's ephemeral
     range: any outgoing connection (every test's clients of PostgreSQL and Redis) may be
     given a port of that range between this look and the server's bind ("address already
-    in use"), which six workers on a busy machine made happen."""
+    in use"), which six workers on a busy machine made happen.  Never handed out twice in a
+    run (:func:`handed_out`): a server binds its port once started, tens of seconds later
+    on a loaded machine, and two workers that had picked the same port meanwhile made two
+    tests share one server."""
     low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     while True:
         port = random.randrange(max(1024, low - 12_000), low)
+        if not handed_out(port):
+            continue
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:  # taken: another
                 continue
             return port
+
+
+def handed_out(port: int) -> bool:
+    """Mark ``port`` handed out; False if it was already.  The marks are files in the run's
+    folder (``BELOTE_TEST_PORTS``, made by tests/tiers.py where xdist's workers start, so
+    that they and any run a test starts share it), else this process's own."""
+    folder = os.environ.get(PORTS)
+    if folder is None:
+        if port in _HANDED_OUT:
+            return False
+        _HANDED_OUT.add(port)
+        return True
+    try:
+        os.close(os.open(Path(folder) / str(port), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+_HANDED_OUT: set[int] = set()
 
 
 class OwnRedis:

@@ -27,6 +27,7 @@ from app.storage import MemoryStorage
 from app.tables import Lobby
 from tests.cluster_nodes import REDIS_SERVER, ROOT, delete_keys
 from tests.conftest import app_settings
+from tests.waiting import eventually_sync
 
 pytest_plugins = ["tests.test_db_support"]  # migrated_urls: the scratch PostgreSQL database
 
@@ -79,7 +80,9 @@ def test_alone_the_services_stop_in_the_reverse_order_of_their_building(
 def test_a_node_stops_its_tables_before_it_lets_the_cluster_go(
         closed: list[str], cluster_settings: Settings) -> None:
     with TestClient(create_app(cluster_settings)) as client:
-        assert client.get("/readyz").status_code == 200
+        # Ready once Redis has answered a round of the node's: on a loaded machine the
+        # first may take longer than Redis's one-second timeout.
+        eventually_sync(lambda: client.get("/readyz").status_code == 200, 30, "the node ready")
         closed.clear()
     assert closed == ["analyses", "accounts", "matchmaker", "lobby", "cluster", "monitor",
                       "bots", "redis", "database"]

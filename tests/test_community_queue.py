@@ -22,6 +22,7 @@ from tests.fake_clock import FakeClock
 from tests.test_accounts import auth, limits, refused, sign_up
 from tests.test_community import befriend, channel, kept, notice
 from tests.test_matchmaking_queue import NOW, backend
+from tests.waiting import clear_of_a_window_edge
 
 pytest_plugins = ["tests.test_db_support"]  # the database fixtures
 
@@ -150,12 +151,13 @@ def test_a_friend_named_partner_is_prompted_and_accepting_seats_them_together(
 
 
 def test_partner_prompts_count_as_invitations(db_url: str) -> None:
-    settings = app_settings(database_url=db_url, invitations_per_player="1/minute",
+    settings = app_settings(database_url=db_url, invitations_per_player="1/hour",
                             **limits({}))
     with TestClient(create_app(settings, MemoryStorage())) as client:
         ana, bob = sign_up(client, "ana"), sign_up(client, "bob")
         befriend(client, ana, bob)
         befriend(client, bob, ana)
+        clear_of_a_window_edge(3600)
         join(client, ana, partner=bob["id"])
         refused(client.post("/api/queue", json={"partner": bob["id"], "variant": "classic"},
                             headers=auth(ana["token"])), 429, "too_many_requests")

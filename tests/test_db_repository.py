@@ -5,18 +5,22 @@ from __future__ import annotations
 import asyncio
 import gc
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.pool import NullPool
 
+from app.db.match_log import load_logs
 from app.db.repository import Repository
 from app.db.session import Database, StorageError, StorageUnavailable
 from app.db.url import async_url
 from app.matchlog import LoggedAction, MatchEnd
 from app.vocabulary import EndReason
-from engine import Options, replay
+from engine import Match, Options, replay
 from engine.record import replay_report
 from tests.test_db_support import opened
 
@@ -237,5 +241,59 @@ def test_a_dropped_postgresql_connection_is_replaced(migrated_urls: dict[str, st
         finally:
             await admin.dispose()
             await db.dispose()
+
+    run(scenario())
+
+
+class _TablePlaysOn:
+    """A read session between whose queries a table begins its next deal and plays into
+    it, as a table may while a reader loads its log: the write comes just before the
+    log's actions are read (``load_logs``' one ``execute``)."""
+
+    def __init__(self, session: AsyncSession, write: Callable[[], Awaitable[None]]) -> None:
+        self._session, self._write = session, write
+
+    async def scalars(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._session.scalars(*args, **kwargs)
+
+    async def execute(self, *args: Any, **kwargs: Any) -> Any:
+        await self._write()
+        return await self._session.execute(*args, **kwargs)
+
+
+async def _play_logged_action(repo: Repository, match: Match, match_id: str) -> None:
+    index, seq = len(match.deals) - 1, len(match.deals[-1].history)
+    seat, action = match.current_player(), match.legal_actions()[0]
+    assert seat is not None
+    match.apply_action(action, seat)
+    await repo.append_action(match_id, index, seq, LoggedAction(seat, action, "bot"))
+
+
+def test_a_log_read_while_its_table_deals_again_is_a_prefix_of_it(db_url: str) -> None:
+    """What failed a history page under load (IndexError, a 500): the next deal and its
+    first action were written between the reader's query of the deals and of the actions."""
+    async def scenario() -> None:
+        async with opened(db_url) as db:
+            repo = Repository(db)
+            match = (await play_logged(repo, "m", OPTIONS[1], seed=4, stop_after=80)).match
+            while not match.deals[-1].is_over:  # the deal under way ends
+                await _play_logged_action(repo, match, "m")
+            await repo.finish_deal("m", len(match.deals) - 1, match.results[-1])
+            assert not match.is_over
+            before = await repo.load("m")
+            assert before is not None
+
+            async def next_deal() -> None:
+                deal = match.start_deal()
+                await repo.start_deal("m", len(match.deals) - 1, deal.dealer, deal.deck)
+                await _play_logged_action(repo, match, "m")
+
+            async with db.read() as session:
+                [log] = await load_logs(cast(AsyncSession, _TablePlaysOn(session, next_deal)),
+                                        ["m"])
+            assert len(match.deals) == len(log.deals) + 1 and match.deals[-1].history
+            assert log.actions == before.actions
+            assert log.record(public=True) == before.record(public=True)
+            assert replay(log.record(public=True)).results == match.results
 
     run(scenario())

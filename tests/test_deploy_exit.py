@@ -95,8 +95,9 @@ async def killed(database_url: str, log: Path) -> None:
 
 
 @pytest.mark.processes
+@pytest.mark.timeout(guarded(1) + LAST_RESORT)
 def test_sigkill_leaves_no_child_behind(sqlite_url: str, tmp_path: Path) -> None:
-    run(asyncio.wait_for(killed(sqlite_url, tmp_path / "server.log"), GUARD))
+    run(asyncio.wait_for(killed(sqlite_url, tmp_path / "server.log"), guarded(1)))
 
 
 async def busy_pool() -> None:

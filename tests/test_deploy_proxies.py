@@ -19,11 +19,10 @@ from app.api.deps import client_address
 from app.cluster import Cluster
 from app.cluster.relay import CLIENT, RELAY, relay_mark
 from app.db.migrate import upgrade
-from tests.test_recovery import Server, running
+from tests.test_recovery import LAST_RESORT, Server, guarded, running
 
 pytestmark = pytest.mark.processes
 
-GUARD = 90  # seconds for both servers to start, answer and stop
 LIMIT = 2  # MAX_TABLES_PER_ADDRESS here
 
 
@@ -62,8 +61,9 @@ async def both(tmp_path: Path) -> None:
             [201] * LIMIT + [429])
 
 
+@pytest.mark.timeout(guarded(2) + LAST_RESORT)
 def test_x_forwarded_for_is_believed_from_trusted_proxies_only(tmp_path: Path) -> None:
-    asyncio.run(asyncio.wait_for(both(tmp_path), GUARD))
+    asyncio.run(asyncio.wait_for(both(tmp_path), guarded(2)))  # both servers' starts apart
 
 
 MARK = relay_mark("the cluster's secret")

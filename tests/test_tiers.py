@@ -6,7 +6,11 @@ test file, with this project's markers and plugin."""
 
 from __future__ import annotations
 
+import os
+import random
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +24,7 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[1]
 FAST = "not (postgres or redis or processes or e2e or slow)"
 # Seconds for a run that starts its own PostgreSQL (initdb) and Redis and two workers:
-# under a minute on an idle machine, past pytest-timeout's 120 s on a loaded one.
+# under a minute on an idle machine, past two minutes on a loaded one.
 THROWAWAY_RUN = 300
 
 
@@ -120,6 +124,26 @@ def test_e2e_tests_are_processes_tests(pytester: pytest.Pytester,
     """)
     result = run(pytester, monkeypatch, stand_ins, "-m", "not processes")
     result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_a_port_is_handed_out_once_a_run_in_every_process(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    """free_port's marks (BELOTE_TEST_PORTS): a port handed out, in this process or in
+    another sharing the run's folder, is never handed out again."""
+    monkeypatch.setenv(services.PORTS, str(tmp_path))
+    first = services.free_port()
+    assert not services.handed_out(first)
+    other = subprocess.run(
+        [sys.executable, "-c", "from tests.services import handed_out; "
+         f"print(handed_out({first}), handed_out({first + 1}))"],
+        env=os.environ | {"PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+        check=True, timeout=60).stdout.split()
+    assert other == ["False", "True"]
+    original, picks = random.randrange, [first, first + 1]
+    monkeypatch.setattr(random, "randrange", lambda *span: picks.pop(0) if picks
+                        else original(*span))
+    port = services.free_port()
+    assert not picks and port not in (first, first + 1)
 
 
 def test_the_fast_tier_needs_no_service() -> None:

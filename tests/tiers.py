@@ -186,6 +186,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"pyproject.toml declares no marker {missing}")
     if not hasattr(config, "workerinput"):  # xdist's controller, or a run without xdist
         stack = config.stash[THROWAWAY] = ExitStack()
+        if services.PORTS not in os.environ:  # a run started by a test shares its ports
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="belote-ports-"))
+            stack.callback(os.environ.pop, services.PORTS, None)
+            os.environ[services.PORTS] = folder
         config.stash[HEADER] = provide(config, stack)
     GUARD.watch()
 

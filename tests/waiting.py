@@ -90,3 +90,13 @@ async def received(ws: ClientConnection, timeout: float,
         except ConnectionClosedOK:
             return
         yield frame
+
+
+def clear_of_a_window_edge(period: float, needed: float = 10.0) -> None:
+    """Sleep, if need be, into the next window of ``period`` seconds (counted from the
+    epoch, as the rate limits' windows are), so that the next ``needed`` seconds fall in
+    one: at a window's edge a sliding window's count of the last one fades (a limit of
+    one an hour lets a second hit through a second after the hour)."""
+    left = period - time.time() % period
+    if left < needed:
+        time.sleep(left)

@@ -72,7 +72,13 @@ class MatchLog:
 
 
 async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[MatchLog]:
-    """The logs of ``match_ids`` (unknown ids left out), in the order given, in four queries."""
+    """The logs of ``match_ids`` (unknown ids left out), in the order given, in four queries.
+
+    The queries need not share a snapshot (SQLite's reads and PostgreSQL's READ COMMITTED
+    see each statement's own), and a table may write meanwhile: the deals are read before
+    the actions, and the actions of a deal begun in between are left out: what is read is
+    a prefix of the log, which replays (a deal read as on may have more actions than it
+    had when read, never fewer)."""
     if not match_ids:
         return []
     rows = await session.scalars(select(models.Match).where(models.Match.id.in_(match_ids)))
@@ -99,7 +105,9 @@ async def load_logs(session: AsyncSession, match_ids: Sequence[str]) -> list[Mat
         .order_by(a.match_id, a.deal_idx, a.seq)
     )
     for match_id, deal_idx, seat, action, actor, version in logged:
-        logs[match_id].actions[deal_idx].append(LoggedAction(seat, action, actor, version))
+        actions = logs[match_id].actions
+        if deal_idx < len(actions):
+            actions[deal_idx].append(LoggedAction(seat, action, actor, version))
     return [logs[i] for i in match_ids if i in logs]
 
 

@@ -35,10 +35,12 @@ class RedisShared:
                                     key_prefix=keys.limits, **shared)
 
     @classmethod
-    def connect(cls, url: str, keys: Keys) -> RedisShared:
-        """On the Redis at ``url``, with :data:`TIMEOUT` (connections are made on use)."""
-        return cls(Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT,
-                                  socket_connect_timeout=TIMEOUT), keys)
+    def connect(cls, url: str, keys: Keys, timeout: float = TIMEOUT) -> RedisShared:
+        """On the Redis at ``url``, each call within ``timeout`` seconds (connections are
+        made on use).  A test of what is shared, not of a stalled Redis, waits longer: a
+        loaded machine's pause outlasts the server's second."""
+        return cls(Redis.from_url(url, decode_responses=True, socket_timeout=timeout,
+                                  socket_connect_timeout=timeout), keys)
 
     @property
     def limits(self) -> Storage:

@@ -8,18 +8,30 @@ test of the address's limit has a server of its own, with that limit at one."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from app.db.repository import Repository
+from engine import Options
 from tests.e2e.harness import new_context, serve
 from tests.e2e.ui import play_until, sign_in, start_with_bots
+from tests.test_db_support import opened, play_logged, run
 
-# A match and its review, or a server of its own and two matches: more than the usual guard.
+# A match played and reviewed, or a server of its own: more than the usual guard.
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 REVIEW_MS = 120_000  # a guard for the review on a loaded machine, not a speed check
+ONE_DEAL = Options.make("bulgarian", target_score=10)  # over after its first scored deal
+
+
+async def stored(url: str, match_ids: list[str]) -> None:
+    """Finished matches of random play, logged in the server's database as a table would."""
+    async with opened(url) as db:
+        for seed, match_id in enumerate(match_ids):
+            await play_logged(Repository(db), match_id, ONE_DEAL, seed)
 
 
 def test_a_finished_match_is_analysed(page: Page) -> None:
@@ -73,17 +85,17 @@ def test_a_visitor_past_their_analyses_is_told_when_to_come_back(browser: Browse
                                                                 tmp_path: Path) -> None:
     """ANALYSES_PER_ADDRESS new analyses an address: the next new one is refused, and the
     panel says so in words, with the wait, and offers to ask again (no worker here: the
-    first job only waits)."""
+    first job only waits).  The two finished matches are stored as a table logs them, not
+    played here (the test above plays one)."""
     with serve(tmp_path, ANALYSES_PER_ADDRESS="1", ANALYSIS_WORKERS="0") as server:
         context = new_context(browser, server)
         try:
             page = context.new_page()
             sign_in(page, "Ana")
-            matches = []
-            for _ in range(2):
-                page.goto("/")
-                matches.append(start_with_bots(page, target_score="1"))
-                play_until(page, lambda state: state.status == "over")
+            matches = ["m-first", "m-second"]
+            with ThreadPoolExecutor(1) as thread:  # Playwright's loop holds this thread
+                thread.submit(run, stored(f"sqlite:///{tmp_path / 'belote.db'}", matches)
+                              ).result()
             panel = page.locator("[data-testid=analysis]")
             page.goto(f"/#/match/{matches[0]}")
             page.locator("[data-testid=analyse]").click()

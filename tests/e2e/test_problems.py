@@ -16,7 +16,9 @@ from tests.e2e.ui import sign_in
 from tests.test_db_support import run
 from tests.test_problems import InProcess, analysed
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# The review made in this process (tests/test_problems.py's InProcess): 8 s of CPU alone,
+# 140 s of a run whose load stood at 16.
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def test_a_player_solves_a_problem_from_a_mistake(browser: Browser, tmp_path: Path) -> None:

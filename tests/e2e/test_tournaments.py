@@ -70,8 +70,9 @@ def test_a_director_runs_a_tournament_from_the_pages(page: Page, rest: httpx2.Cl
     page.go_back()
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("[data-testid=withdraw]").click()
-    expect(page.locator("[data-testid=tournament-status]")).to_contain_text("Finished")
+    # The toast first: it goes after 4.5 s, and the page fetches the status after it.
     expect(page.locator("#toasts")).to_contain_text("Browser Cup is over.")
+    expect(page.locator("[data-testid=tournament-status]")).to_contain_text("Finished")
 
 
 def test_the_pages_fit_a_phone(open_page: OpenPage, rest: httpx2.Client) -> None:
