@@ -84,6 +84,10 @@ LOOK = """() => {
       .filter((el) => el.checkVisibility() && getComputedStyle(el).overflowX === 'visible'
                       && el.scrollWidth > el.clientWidth + 1)
       .map((el) => el.dataset.testid || el.id || el.className),
+    // A title shown with less than the table's name (beside a summary it is cut short).
+    titleCut: [...document.querySelectorAll('.table-title')]
+      .some((el) => el.checkVisibility({ visibilityProperty: true })
+                    && el.clientWidth < el.querySelector('strong').getBoundingClientRect().width),
     buttons: [...document.querySelectorAll('#actions.panel button, .topbar button')]
       .filter((el) => el.checkVisibility())
       .map((el) => [el.dataset.action || el.dataset.testid, centreHit(el)]),
@@ -131,6 +135,8 @@ def problems(look: dict[str, Any], size: ViewportSize) -> list[str]:
               in zip(look["hand"], look["handOnTop"], strict=True) if not on_top]
     found += [f"button {name} covered at its centre" for name, hit in look["buttons"] if not hit]
     found += [f"top bar's {name} spills out of its box" for name in look["spills"]]
+    if look["titleCut"]:
+        found.append("the title shown without the whole table's name")
     return found
 
 
