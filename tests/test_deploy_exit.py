@@ -37,27 +37,40 @@ TABLES = 4  # playing at once when the database stalls
 MARGIN = 3  # seconds beyond SHUTDOWN_TIMEOUT for the app's shutdown, by its own log
 
 
-def stat(pid: int) -> tuple[str, int] | None:
-    """(state, parent pid) of a process, None once it is gone."""
+# A process: its pid and its start time (in clock ticks since boot).  A pid alone may name
+# another process later: the kernel hands a freed one out again, and a run of the suite
+# starts thousands of processes under a pid_max of 32,768.
+Process = tuple[int, int]
+
+
+def stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time) of a process, None once it is gone."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
         return None
-    state, ppid = text.rsplit(")", 1)[1].split()[:2]  # the name may hold spaces
-    return state, int(ppid)
+    fields = text.rsplit(")", 1)[1].split()  # the name may hold spaces
+    return fields[0], int(fields[1]), int(fields[19])
 
 
-def alive(pid: int) -> bool:
-    """Running, not a zombie waiting for a parent (init here may not reap it)."""
+def started(pid: int) -> Process | None:
     found = stat(pid)
-    return found is not None and found[0] != "Z"
+    return None if found is None else (pid, found[2])
 
 
-def children(pid: int) -> list[int]:
+def alive(process: Process) -> bool:
+    """Running, not a zombie waiting for a parent (init here may not reap it), and not
+    another process under the same pid."""
+    pid, start = process
+    found = stat(pid)
+    return found is not None and found[0] != "Z" and found[2] == start
+
+
+def children(pid: int) -> list[Process]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and (info := stat(int(entry.name))) and info[1] == pid:
-            found.append(int(entry.name))
+            found.append((int(entry.name), info[2]))
     return found
 
 
@@ -79,7 +92,7 @@ async def killed(database_url: str, log: Path) -> None:
     assert server.process is not None
     try:
         left = children(server.process.pid)
-        lines = [cmdline(pid) for pid in left]
+        lines = [cmdline(pid) for pid, _ in left]
         assert any("spawn_main" in line for line in lines), lines  # the bot pool's worker
         assert any("resource_tracker" in line for line in lines), lines
     finally:
@@ -89,7 +102,7 @@ async def killed(database_url: str, log: Path) -> None:
         await eventually(lambda: not any(map(alive, left)), ORPHAN_WAIT,
                          f"the killed server's children to exit: {lines}")
     finally:
-        for pid in filter(alive, left):  # do not leave them behind for the next test either
+        for pid, _ in filter(alive, left):  # not left behind for the next test either
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -104,7 +117,8 @@ async def busy_pool() -> None:
     bots = BotRunner(app_settings(bot_processes=1).bots)
     await bots.start()
     pool = bots._pool
-    worker = await asyncio.wrap_future(pool.submit(os.getpid))
+    worker = started(await asyncio.wrap_future(pool.submit(os.getpid)))
+    assert worker is not None
     search = pool.submit(time.sleep, GUARD)  # a search that would outlast any shutdown
     await eventually(search.running, GUARD, "the worker to take the search (no longer "
                      "cancellable)", poll=0.01)
