@@ -135,8 +135,26 @@ def test_the_last_trick_of_a_deal_goes_to_its_winner(open_page: OpenPage, rest: 
         last["winner"])
 
 
+# Whether each of the match's end's buttons lies whole inside its dialog and the window.
+MATCH_OVER_BUTTONS = """() => {
+  const dialog = document.querySelector('#match-over').getBoundingClientRect();
+  return [...document.querySelectorAll('#match-over .row.center .btn')].map((b) => {
+    const r = b.getBoundingClientRect();
+    return [b.textContent, dialog.top <= r.top && r.bottom <= dialog.bottom
+                           && r.bottom <= innerHeight];
+  });
+}"""
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+PHONES = {"844x390": ViewportSize(width=844, height=390),
+          "740x360": ViewportSize(width=740, height=360),
+          "390x844": ViewportSize(width=390, height=844),
+          "360x740": ViewportSize(width=360, height=740)}
+
+
 def test_the_last_trick_of_the_match_goes_to_its_winner(open_page: OpenPage,
                                                          rest: httpx2.Client) -> None:
+    """And then the match's end keeps its buttons in sight on a phone, held either way, with
+    a guest's offer to keep the history above them (sideways, they were cut by its foot)."""
     page = open_page(reduced_motion=False)
     page.add_init_script(RECORD_TRICKS)
     sign_in(page, "Ana")
@@ -149,6 +167,13 @@ def test_the_last_trick_of_the_match_goes_to_its_winner(open_page: OpenPage,
     assert trick["winning"] == last["winner"], trick
     assert trick["sweep"] == f"sweep-{POSITIONS[last['winner']]}", trick
     assert trick["end"] is not None and trick["sweepAt"] < trick["end"], trick
+
+    expect(page.locator("#match-over .keep-offer")).to_be_visible()
+    for label, size in PHONES.items():
+        page.set_viewport_size(size)
+        page.evaluate(FRAMES)
+        buttons = page.evaluate(MATCH_OVER_BUTTONS)
+        assert len(buttons) == 3 and all(whole for _, whole in buttons), (label, buttons)
 
 
 # Boxes of what the summary must leave in sight, by a name for the failure message.

@@ -1,8 +1,8 @@
 """Small things a player notices at the table (issue #16, defect 9): the score sheet
 says its title once and is never an empty grid, the bot level picked for the empty
 seats stays picked and is labelled, a closed dialog does not keep the old language,
-a spectator sees how many cards the bottom seat holds; and the deal summary says when a
-valat raised the target (defect 5)."""
+a spectator sees how many cards the bottom seat holds, a plate's declaration and belot
+are readable; and the deal summary says when a valat raised the target (defect 5)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,43 @@ def test_a_closed_dialog_keeps_no_word_of_the_old_language(page: Page) -> None:
     expect(page.locator("[aria-label='Close']")).to_have_count(0)
     page.locator("[data-testid=open-scores]").click()
     expect(close).to_have_attribute("aria-label", "Fermer")
+
+
+# The contrast of each pill a plate shows (a declaration, a belot) between its text and its
+# background (WCAG's ratio), drawn as table-view.js draws them.
+PILLS_CONTRAST = """() => {
+  const chips = document.createElement('div');
+  chips.className = 'chips';
+  chips.innerHTML = '<span class="chip declared">Tierce</span>'
+    + '<span class="chip belot">Belot</span>';
+  document.querySelector('.plate').append(chips);
+  const luminance = (colour) => {
+    const [r, g, b] = colour.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const found = {};
+  for (const chip of chips.children) {
+    const style = getComputedStyle(chip);
+    const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)]
+      .sort((a, b) => b - a);
+    found[chip.className] = (light + 0.05) / (dark + 0.05);
+  }
+  chips.remove();
+  return found;
+}"""
+
+
+def test_a_plate_s_declaration_and_belot_are_readable(page: Page) -> None:
+    """A declaration's pill once took the score sheet's page's white chip, its text left
+    the plate's cream: unreadable (another page's class of the same name)."""
+    sign_in(page, "Ana")
+    create_table(page)
+    contrast = page.evaluate(PILLS_CONTRAST)
+    assert set(contrast) == {"chip declared", "chip belot"}
+    assert all(ratio >= 4.5 for ratio in contrast.values()), contrast
 
 
 def test_a_spectator_sees_the_bottom_seats_card_count(page: Page, open_page: OpenPage) -> None:

@@ -166,7 +166,7 @@ function dealForm(sheet, send) {
     if (!open) entry.declarations = [[], []];
     fill(declarations, h("span.sheet-label", {}, t("sheets.declarations")), [0, 1].map((team) =>
       h("div.sheet-team-line", {}, h("span.sheet-team", {}, teams[team]),
-        entry.declarations[team].map((combo, i) => h("button.chip", {
+        entry.declarations[team].map((combo, i) => h("button.sheet-chip", {
           type: "button", title: t("sheets.remove"), "data-testid": `sheet-declared-${team}`,
           onclick: () => { entry.declarations[team].splice(i, 1); drawDeclarations(); } }, comboText(combo), " ×")),
         h("select.sheet-add", { "aria-label": t("sheets.add_declaration", { team: teams[team] }),
