@@ -2,7 +2,8 @@
 // and surcoinche beside it. Only the calls the server lists as legal are offered: a value
 // no longer legal has no column, a strain the table does not play has no row. On a wide
 // screen the values run across and the strains down; held upright, a phone turns the grid
-// (coinche.css), so that up to eleven values fit either way.
+// (coinche.css), so that up to eleven values fit either way, and with four strains or fewer
+// gives each two columns (`paired`), so that the grid is half as tall.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -57,7 +58,7 @@ export function coincheAuction(view, onAction) {
   const grid = cells(legal, onAction);
   const others = [...legal.filter(isCoinche), ...legal.filter((call) => call === "pass")];
   return h("div.coinche-auction", { "data-testid": "coinche-auction" },
-    grid.buttons.length ? h("div.coinche-grid", {
+    grid.buttons.length ? h(`div.coinche-grid${grid.strains.length <= 4 ? ".paired" : ""}`, {
       role: "group", "aria-label": t("coinche.grid"),
       style: `--values:${grid.values.length};--strains:${grid.strains.length}` },
     grid.heads, grid.buttons) : null,
