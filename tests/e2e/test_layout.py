@@ -79,6 +79,8 @@ LOOK = """() => {
     panel: boxes('#actions.panel'),
     log: boxes('#auction-log'),
     summary: sheet && sheet.open ? boxes('#score-sheet') : [],
+    // The deal's match points, the summary's first row of figures.
+    total: sheet && sheet.open ? boxes('#deal-summary .breakdown .total') : [],
     // What in the top bar runs out of its own box (a clipped title's ellipsis does not).
     spills: [...document.querySelectorAll('.topbar, .topbar *')]
       .filter((el) => el.checkVisibility() && getComputedStyle(el).overflowX === 'visible'
@@ -135,6 +137,12 @@ def problems(look: dict[str, Any], size: ViewportSize) -> list[str]:
               in zip(look["hand"], look["handOnTop"], strict=True) if not on_top]
     found += [f"button {name} covered at its centre" for name, hit in look["buttons"] if not hit]
     found += [f"top bar's {name} spills out of its box" for name in look["spills"]]
+    # Beside the table (not a phone's strip, which shows the outcome, the rest a scroll
+    # away), the summary's box shows the deal's match points whatever it cuts below them.
+    if size["width"] > 700 and size["height"] > 500 and look["summary"]:
+        foot = look["summary"][0][1][3]
+        found += [f"the deal's match points cut by the summary's box at {foot}: {box}"
+                  for _, box in look["total"] if box[3] > foot + SLACK]
     if look["titleCut"]:
         found.append("the title shown without the whole table's name")
     return found

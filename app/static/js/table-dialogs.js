@@ -65,11 +65,13 @@ function breakdown(result, frame) {
   const [mine, theirs] = teamLabels(frame);
   const row = (key, values) => h("tr", {}, h("th", {}, t(key)),
     h("td.num", {}, values[us]), h("td.num", {}, values[1 - us]));
+  // The deal's match points first, then what made them: a summary's box cut short by a
+  // low window, or by a language whose labels wrap, still shows the result.
   return h("table.breakdown", {},
     h("thead", {}, h("tr", {}, h("th"), h("th.num", {}, mine), h("th.num", {}, theirs))),
+    h("tbody.total", {}, row("summary.score", result.score)),
     h("tbody", {}, row("summary.cards", result.card_points), row("summary.declarations", result.declarations),
-      row("summary.belot", result.belot)),
-    h("tfoot", {}, row("summary.score", result.score)));
+      row("summary.belot", result.belot)));
 }
 
 /** What scored: the finished deal's declarations, revealed with whether each counted. */
