@@ -268,23 +268,16 @@ def test_a_bulgarian_table_fits_every_size_in_every_phase(open_page: OpenPage) -
     assert not found, "\n".join(found)
 
 
-def test_a_coinche_auction_fits_every_size(open_page: OpenPage) -> None:
-    """Coinche's grid of calls (ten values of four strains) is the tallest panel of an
-    auction: upright, a phone gives each strain two columns; sideways, its rows are tight."""
+@pytest.mark.parametrize("variant", ["classic", "coinche"])
+def test_an_auction_fits_every_size(open_page: OpenPage, variant: str) -> None:
+    """Classic's turned card beside the calls; Coinche's grid of calls (ten values of four
+    strains), the tallest panel of an auction: upright, a phone gives each strain two
+    columns; sideways, its rows are tight."""
     page = open_page(viewport=VIEWPORTS["1920x1080"])
     sign_in(page, "Ana")
-    start_with_bots(page, variant="coinche")
+    start_with_bots(page, variant=variant)
     reach(page, my_call)
-    found = every_size(page, "coinche auction")
-    assert not found, "\n".join(found)
-
-
-def test_a_classic_auction_fits_every_size(open_page: OpenPage) -> None:
-    page = open_page(viewport=VIEWPORTS["1920x1080"])
-    sign_in(page, "Ana")
-    start_with_bots(page, variant="classic")
-    reach(page, my_call)
-    found = every_size(page, "classic auction")
+    found = every_size(page, f"{variant} auction")
     assert not found, "\n".join(found)
 
 
