@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 from app.db.repository import Repository
 from engine import Options
 from tests.e2e.harness import new_context, serve
-from tests.e2e.ui import play_until, sign_in, start_with_bots
+from tests.e2e.ui import READABLE, contrast, play_until, sign_in, start_with_bots
 from tests.test_db_support import opened, play_logged, run
 
 # A match played and reviewed, or a server of its own: more than the usual guard.
@@ -41,6 +41,8 @@ def test_a_finished_match_is_analysed(page: Page) -> None:
     play_until(page, lambda state: state.status == "over")
 
     page.goto(f"/#/match/{table_id}")
+    # The result on the page's dark head: its colour alone (dark green) could not be read.
+    assert contrast(page.locator(".match-meta .standing")) >= READABLE
     panel = page.locator("[data-testid=analysis]")
     expect(panel).to_have_attribute("data-status", "none")
     page.locator("[data-testid=analyse]").click()
@@ -50,6 +52,9 @@ def test_a_finished_match_is_analysed(page: Page) -> None:
     expect(summary.first).to_contain_text("Ana")
     thresholds = page.locator("[data-testid=analysis-thresholds]")
     expect(thresholds).to_contain_text("How decisions are graded")
+    # The legend names each grade with the mark a phone's summary shows alone.
+    expect(thresholds.locator("thead th")).to_have_text(
+        ["Decision", "Inaccuracy ?!", "Mistake ?", "Blunder ??"])
     # bulgarian scores in tens: a card's 10, 30 and 80 card points are 1, 3, 8
     expect(thresholds.locator("tbody tr").first.locator("td")).to_have_text(
         ["from 1", "from 3", "from 8"])

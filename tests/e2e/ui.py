@@ -46,6 +46,31 @@ SOMETHING_TO_DO = f"""() => {{
   return !!state && (state.status === 'over' || state.summary || state.my_turn);
 }}"""
 
+# WCAG's contrast ratio between an element's text and its own background; 0 when that
+# background is not opaque (what shows through it is not measured here).
+CONTRAST = """(el) => {
+  const channels = (colour) => colour.match(/[\\d.]+/g).map(Number);
+  const luminance = (colour) => {
+    const [r, g, b] = channels(colour).slice(0, 3).map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const style = getComputedStyle(el);
+  if ((channels(style.backgroundColor)[3] ?? 1) < 1) return 0;
+  const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)]
+    .sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}"""
+READABLE = 4.5  # WCAG AA for body text
+
+
+def contrast(element: Locator) -> float:
+    ratio: float = element.evaluate(CONTRAST)
+    return ratio
+
+
 # A point where ``el`` is the topmost element (cards of a fan overlap one another).
 VISIBLE_POINT = """(el) => {
   const r = el.getBoundingClientRect();

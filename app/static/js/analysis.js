@@ -163,7 +163,9 @@ function thresholdsTable(ctx, review) {
     h("p.analysis-note", {}, t("analysis.thresholds_intro")),
     h("div.table-scroll", {}, h("table.analysis-summary", {},
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("analysis.kind")),
-        grades.map((grade) => h(`th.grade-${grade}`, { scope: "col" }, t(`analysis.grade.${grade}`))))),
+        // Each grade's name with its mark: a phone's summary above shows the marks alone.
+        grades.map((grade) => h(`th.grade-${grade}`, { scope: "col" }, t(`analysis.grade.${grade}`),
+          h("span.legend-mark", { "aria-hidden": "true" }, ` ${GRADE_MARKS[grade]}`))))),
       h("tbody", {}, rows))),
     h("p.analysis-note", {}, t("analysis.margin_note")),
     note);

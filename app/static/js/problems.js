@@ -9,6 +9,7 @@ import { cardSvg, sortHand } from "./cards.js";
 import { h, fill, storedFlag } from "./dom.js";
 import { t } from "./i18n.js";
 import { callMark, contractMark, seatPositions } from "./labels.js";
+import { dateText } from "./replay.js";
 
 const PAGE = 20;
 
@@ -34,7 +35,7 @@ function problemRow(problem) {
     h("a", { href: `#/problems/${encodeURIComponent(problem.id)}`, "data-testid": "problem-row" },
       h("strong", {}, problemTitle(problem)),
       h("span.muted", {}, `${t(`variant.${problem.variant}`)} · ${t("problems.deal", { n: problem.deal + 1 })} · `
-        + new Date(problem.played_at).toLocaleDateString()),
+        + dateText(problem.played_at, false)),
       mark ? h("span.problem-mark", { title: t("problems.attempts", { n: problem.attempts }) }, mark) : null));
 }
 

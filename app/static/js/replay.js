@@ -18,10 +18,10 @@ export function currentGuest(ctx) {
   return typeof ctx.guest === "function" ? ctx.guest() : ctx.guest;
 }
 
-/** A date and time in the page's language. */
-export function dateText(iso) {
+/** A date, and its time unless `withTime` is false, in the page's language. */
+export function dateText(iso, withTime = true) {
   const lang = document.documentElement.lang || "en";
-  return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" })
+  return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: withTime ? "short" : undefined })
     .format(new Date(iso));
 }
 
