@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx2
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from tests.e2e.ui import play_until, sign_in, start_with_bots
 
@@ -16,6 +16,13 @@ REPLAY_HANDS = """() => [0, 1, 2, 3].flatMap(seat => [...document.querySelectorA
   `[data-replay-seat='${seat}'] [data-card]`)].map(e => e.dataset.card))"""
 REPLAY_TRICK = """() => [...document.querySelectorAll('#replay-trick [data-card]')]
   .map(e => e.dataset.card)"""
+
+
+# Whether an element is what a tap at its centre would reach.
+ON_TOP = """(el) => {
+  const r = el.getBoundingClientRect();
+  return el.contains(document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2));
+}"""
 
 
 def test_a_finished_match_is_listed_and_replays_trick_by_trick(page: Page,
@@ -53,3 +60,11 @@ def test_a_finished_match_is_listed_and_replays_trick_by_trick(page: Page,
     expect(position).to_have_text(start_position)
     returned = set(played) - set(page.evaluate(REPLAY_TRICK))
     assert returned and returned <= set(page.evaluate(REPLAY_HANDS))
+
+    # Held sideways, a phone's screen is lower than the board: with the trick scrolled into
+    # sight, the steps are still there to tap (they stay under the header).
+    for size in (ViewportSize(width=844, height=390), ViewportSize(width=740, height=360)):
+        page.set_viewport_size(size)
+        page.locator(".replay-trick").scroll_into_view_if_needed()
+        for testid in ("replay-prev", "replay-next"):
+            assert page.locator(f"[data-testid={testid}]").evaluate(ON_TOP), (size, testid)
