@@ -31,6 +31,27 @@ TARGET_YS = """() => {
   const d = document.querySelector('#score-chart .chart-target').getAttribute('d');
   return [...d.matchAll(/[MV](?:[\\d.]+,)?([\\d.]+)/g)].map(m => Number(m[1]));
 }"""
+# The score chart drawn by chart.js from ``totals`` and ``targets`` at ``width`` x ``height``
+# (the match page's sizes): whether a team's line passes through the target's label.
+LABEL_CROSSED = """async ([totals, targets, width, height]) => {
+  const { scoreChart } = await import('/js/chart.js');
+  const target = `Target ${targets[targets.length - 1]}`;
+  const chart = scoreChart({ totals, targets, width, height, id: 'drawn-chart', labels: {
+    title: 'Score', desc: '', x: 'Deal', y: 'Points', teams: ['Us', 'Them'], target } });
+  document.body.append(chart);
+  const box = chart.querySelector('.chart-target-label').getBBox();
+  const crossed = [...chart.querySelectorAll('.chart-team polyline')].some((line) => {
+    for (let d = 0; d <= line.getTotalLength(); d += 1) {
+      const p = line.getPointAtLength(d);
+      if (p.x >= box.x && p.x <= box.x + box.width && p.y >= box.y && p.y <= box.y + box.height) {
+        return true;
+      }
+    }
+    return false;
+  });
+  chart.remove();
+  return crossed;
+}"""
 # For the trick on show: is the card that took it above every other card of the trick?
 WINNER_ON_TOP = """() => {
   const cards = [...document.querySelectorAll('#replay-trick .trick-card')];
@@ -94,6 +115,20 @@ def test_a_valat_that_raised_the_target_shows_on_the_match_page(
     expect(page.locator("#match tr[data-deal] .valat-mark")).to_have_count(1)
     expect(page.locator("[data-testid=valat-notes]")).to_contain_text("rose from 30 to 36")
     expect(valat_row.locator("td.col-2")).to_have_text("Bot (normal), your partner")
+
+
+@pytest.mark.parametrize(("totals", "targets", "width", "height"), [
+    ([[14, 6]], [10, 10], 340, 240),  # a phone: just over the target, at the end
+    ([[14, 6]], [10, 10], 640, 300),
+    ([[14, 6]], [1, 1], 340, 240),  # far over a low target: the lines cross it at the start
+    ([[40, 20], [90, 60], [160, 95]], [151, 151, 151, 151], 640, 300),
+    ([[26, 0], [30, 16]], [30, 36, 36], 340, 240),  # a valat raised it
+], ids=["phone", "desktop", "low-target", "three-deals", "raised"])
+def test_no_team_line_crosses_the_target_s_label(page: Page, totals: list[list[int]],
+                                                  targets: list[int], width: int,
+                                                  height: int) -> None:
+    page.goto("/")
+    assert not page.evaluate(LABEL_CROSSED, [totals, targets, width, height])
 
 
 def test_an_onlooker_tells_the_bots_apart_by_the_compass(page: Page, server: Server,

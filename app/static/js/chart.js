@@ -76,8 +76,7 @@ export function scoreChart({ totals, targets, labels, id = "score-chart", width 
   root.append(
     svg("path", { class: "chart-target", d: `M${PAD.left},${y(targets[0]).toFixed(1)}${steps.join("")}`
                   + `H${width - PAD.right}` }),
-    svg("text", { class: "chart-target-label", x: width - PAD.right - 4, y: y(last) - 6,
-                  "text-anchor": "end" }, labels.target),
+    targetLabel(labels.target, points, targets, { width, x, y }),
   );
 
   for (const team of [0, 1]) {
@@ -93,6 +92,38 @@ export function scoreChart({ totals, targets, labels, id = "score-chart", width 
     root.append(series);
   }
   return root;
+}
+
+const LABEL_H = 13; // px of a label's text above its baseline, at the chart's text size
+const CHAR_W = 7; // px a character of it takes, at most: its box before it is drawn
+
+/** The target's label where neither team's line crosses it: above the line at the end,
+ *  below it, then (if the target never rose, so that the line's start is the last
+ *  target's) above or below it at the start; above at the end if none is clear. */
+function targetLabel(text, points, targets, { width, x, y }) {
+  const last = targets[targets.length - 1];
+  const textW = text.length * CHAR_W;
+  const right = width - PAD.right - 4, left = PAD.left + 4;
+  const places = [[right, y(last) - 6], [right, y(last) + 6 + LABEL_H]];
+  if (targets.every((v) => v === last)) places.push([left, y(last) - 6], [left, y(last) + 6 + LABEL_H]);
+  const lines = [0, 1].map((team) => points.map((p, i) => [x(i), y(p[team])]));
+  const [px, py] = places.find(([lx, baseline]) => {
+    const x0 = lx === right ? right - textW : left;
+    return !lines.some((line) => crosses(line, [x0, baseline - LABEL_H, x0 + textW, baseline + 2]));
+  }) || places[0];
+  return svg("text", { class: "chart-target-label", x: px, y: py, "text-anchor": px === right ? "end" : "start" }, text);
+}
+
+/** Whether a polyline (pixel points) passes through a box [x0, y0, x1, y1]. */
+function crosses(line, [x0, y0, x1, y1]) {
+  return line.slice(1).some(([bx, by], i) => {
+    const [ax, ay] = line[i];
+    for (let t = 0; t <= 1; t += 1 / 64) {
+      const px = ax + (bx - ax) * t, py = ay + (by - ay) * t;
+      if (px >= x0 && px <= x1 && py >= y0 && py <= y1) return true;
+    }
+    return false;
+  });
 }
 
 /**
