@@ -94,7 +94,9 @@ export function renderTable(root, ctx, tableId) {
   const felt = h("div.felt");
   // Each draw puts up a new top bar, watched from then on: a resize rewraps it, the house
   // rules' line fills in once the rules are fetched (measured before the frame is painted).
-  const topbarWatch = new ResizeObserver(([entry]) => markTopbar(section, entry.target));
+  // Its title too: beside a summary its room changes with the score's and the contract's
+  // width, and the bar's own size need not.
+  const topbarWatch = new ResizeObserver(([entry]) => markTopbar(section, entry.target.closest(".topbar")));
   // The close event comes a task later: a summary reopened meanwhile keeps its content.
   // A closed dialog keeps nothing: it is filled afresh (in the language of the day) when opened.
   const scoreDialog = h("dialog#score-sheet.dialog", { onclose: () => {
@@ -334,7 +336,7 @@ export function renderTable(root, ctx, tableId) {
     markHandTop(felt);
     topbarWatch.disconnect();
     const bar = felt.querySelector(".topbar");
-    if (bar) topbarWatch.observe(bar);
+    for (const watched of [bar, bar && bar.querySelector(".table-title")]) if (watched) topbarWatch.observe(watched);
     if (view) for (const card of view.trick.cards) ui.seenTrickCards.add(`${view.deal}:${card}`);
     if (scoreDialog.open) fill(scoreDialog, scoreSheetContent(frame, ui.summary, () => scoreDialog.close(), ui.raisedTo));
     if (trickDialog.open && lastTrick(view)) {
