@@ -45,10 +45,17 @@ function heldFrame(before, frame) {
 }
 
 /** The top bar as drawn, for what app.css places under it: its height (the bidding log;
- *  on a phone a deal's summary), and how far down it reaches over the partner's plate (the
- *  plate and its cards); and whether its title still shows the table's name.  Its buttons wrap in a longer language or beside a long contract,
- *  a house rule's line makes its score taller: a fixed height would be covered. */
+ *  on a phone a deal's summary), how far down it reaches over the partner's plate (the
+ *  plate and its cards), and whether its title still shows the table's name.  Its buttons
+ *  wrap in a longer language or beside a long contract, a house rule's line makes its score
+ *  taller: a fixed height would be covered. */
 function markTopbar(section, bar) {
+  // Beside a deal's summary the title shrinks to what is left, cut with an ellipsis: short
+  // of the table's name it says nothing ("e…"), so it is hidden (its room kept: no reflow),
+  // before what reaches over the partner is measured.
+  const title = bar.querySelector(".table-title");
+  const name = title && title.querySelector("strong");
+  if (name) title.classList.toggle("cut", title.clientWidth < name.getBoundingClientRect().width);
   const drawn = bar.getBoundingClientRect();
   const plate = section.querySelector(".plate.pos-top");
   const column = plate && plate.getBoundingClientRect();
@@ -63,11 +70,6 @@ function markTopbar(section, bar) {
   }
   setLength(section, "--topbar-live", drawn.height);
   setLength(section, "--topbar-over-partner", over);
-  // Beside a deal's summary the title shrinks to what is left, cut with an ellipsis: short
-  // of the table's name it says nothing ("e…"), so it is hidden (its room kept: no reflow).
-  const title = bar.querySelector(".table-title");
-  const name = title && title.querySelector("strong");
-  if (name) title.classList.toggle("cut", title.clientWidth < name.getBoundingClientRect().width);
 }
 
 function setLength(el, name, px) {
